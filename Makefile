@@ -1,0 +1,30 @@
+# Two entry points: `make demo` and `make test`. Both create .venv and install into it.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test fixtures bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): $(BIN)/python pyproject.toml plugins/mlperf-audit-example/pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test]' -e plugins/mlperf-audit-example
+	touch $(STAMP)
+
+# Check the bundled fixture package whose findings are deliberate (fixtures/README.md);
+# --fail-on never: the demo shows the report and exits 0.
+demo: $(STAMP)
+	$(BIN)/mlperf-audit check fixtures/packages/demo --fail-on never
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Regenerate the synthetic fixture packages (byte-identical on every machine).
+fixtures: $(STAMP)
+	$(BIN)/python fixtures/generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache

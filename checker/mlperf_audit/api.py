@@ -1,0 +1,28 @@
+"""One entry point for every runner (the CLI, the GitHub Action, a library call)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .config import Config
+from .discovery import discover
+from .engine import run_checks
+from .plugins import PluginHost
+from .report import Report, TargetSummary, mlperf_logging_version
+
+
+def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None) -> Report:
+    """Checks PATH and returns the report. Raises TargetError, PluginError or SelectionError
+    (each an exit code 2 on the command line); never raises for the package's content."""
+    config = config or Config()
+    host = host or PluginHost()
+    tree = discover(path)
+    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    outcome = run_checks(tree, host, config)
+    return Report(
+        target=TargetSummary.of(str(path), tree),
+        config=config,
+        plugins=tuple(host.plugins),
+        findings=tuple(outcome.findings),
+        mlperf_logging=mlperf_logging_version(),
+    )

@@ -1,0 +1,205 @@
+"""The `mlperf-audit` command line.
+
+Exit codes: 0 no finding at or above --fail-on; 1 some; 2 usage, configuration, internal or
+plugin error, or a PATH that does not exist or cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from tabulate import tabulate
+
+from . import __version__
+from .api import check
+from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, ConfigError, load_config
+from .discovery import TargetError
+from .engine import SelectionError
+from .plugins import PluginError, PluginHost
+from .report import mlperf_logging_version
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mlperf-audit",
+        description="Check MLPerf Training result packages the way a careful reviewer would.",
+    )
+    parser.add_argument("--version", action="version", version=f"mlperf-audit {__version__}")
+    parser.add_argument(
+        "--disable-plugin",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="do not load the plugin NAME (see `mlperf-audit plugins`); repeatable",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check_cmd = commands.add_parser("check", help="check a results repository, submission, folder or log file")
+    check_cmd.add_argument("path", metavar="PATH", help="results repository root, submitter folder, "
+                           "results/<system> or results/<system>/<benchmark> folder, or one result file")
+    check_cmd.add_argument("--format", default="text", help="output format (default: text; see `mlperf-audit formats`)")
+    check_cmd.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    check_cmd.add_argument("--select", action="append", metavar="CODES",
+                           help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)")
+    check_cmd.add_argument("--ignore", action="append", metavar="CODES",
+                           help="skip these rule codes, prefixes or names (comma-separated; repeatable)")
+    check_cmd.add_argument("--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 "
+                           "(default: error)")
+    check_cmd.add_argument("--ruleset", choices=KNOWN_RULESETS, help="rules to apply (default: training-4.1.0)")
+    check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
+                           "pyproject.toml with [tool.mlperf-audit])")
+    check_cmd.add_argument("--trust-tree-config", action="store_true",
+                           help="obey a configuration file that lies inside PATH")
+
+    rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")
+    rules_cmd.add_argument("--json", action="store_true", help="print the rules as JSON")
+
+    explain_cmd = commands.add_parser("explain", help="print the documentation of a rule")
+    explain_cmd.add_argument("rule", metavar="CODE", help="a rule code (e.g. LOG005) or name")
+
+    plugins_cmd = commands.add_parser("plugins", help="list the loaded plugins")
+    plugins_cmd.add_argument("--json", action="store_true", help="print the plugins as JSON")
+
+    commands.add_parser("formats", help="list the output formats")
+    return parser
+
+
+def _inside(path: Path, root: Path) -> bool:
+    root = root.resolve()
+    base = root if root.is_dir() else root.parent
+    try:
+        path.resolve().relative_to(base)
+    except ValueError:
+        return False
+    return True
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        with open(output, "w", encoding="utf-8") as stream:
+            stream.write(text)
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+
+
+def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
+    target = Path(args.path)
+    if not os.path.lexists(target):
+        raise TargetError(f"{args.path}: no such file or folder")
+    if args.output and _inside(Path(args.output), target):
+        raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
+    config = load_config(
+        target=target,
+        config_file=args.config,
+        trust_tree_config=args.trust_tree_config,
+        select=_split(args.select),
+        ignore=_split(args.ignore),
+        fail_on=args.fail_on,
+        ruleset=args.ruleset,
+    )
+    fmt = host.formats.get(args.format)
+    if fmt is None:
+        raise UsageError(f"unknown format {args.format!r}; available: {', '.join(sorted(host.formats))}")
+    report = check(target, config, host)
+    _write(fmt.render(report), args.output)
+    return report.exit_code
+
+
+def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
+    if args.json:
+        _write(json.dumps([rule.describe() for rule in host.rules], indent=2) + "\n", None)
+        return EXIT_OK
+    rows = [(r.code, r.name, r.severity.value, r.scope, r.plugin, r.summary) for r in host.rules]
+    _write(tabulate(rows, headers=("code", "name", "severity", "scope", "plugin", "summary")) + "\n", None)
+    return EXIT_OK
+
+
+def _cmd_explain(args: argparse.Namespace, host: PluginHost) -> int:
+    rule = host.rule(args.rule)
+    if rule is None:
+        raise UsageError(f"no rule {args.rule!r}; `mlperf-audit rules` lists them")
+    rulesets = ", ".join(sorted(rule.rulesets)) if rule.rulesets is not None else "every ruleset"
+    header = (
+        f"{rule.code} {rule.name}\n"
+        f"severity: {rule.severity.value} · scope: {rule.scope} · plugin: {rule.plugin} · applies to: {rulesets}\n\n"
+    )
+    _write(header + rule.doc() + "\n", None)
+    return EXIT_OK
+
+
+def _cmd_plugins(args: argparse.Namespace, host: PluginHost) -> int:
+    if args.json:
+        _write(json.dumps([p.to_dict() for p in host.plugins], indent=2) + "\n", None)
+        return EXIT_OK
+    counts = {p.name: 0 for p in host.plugins}
+    for rule in host.rules:
+        counts[rule.plugin] = counts.get(rule.plugin, 0) + 1
+    rows = [(p.name, p.module, p.distribution, p.version, "yes" if p.builtin else "no", counts[p.name])
+            for p in host.plugins]
+    _write(tabulate(rows, headers=("plugin", "module", "distribution", "version", "built-in", "rules")) + "\n", None)
+    _write(f"mlperf-logging {mlperf_logging_version()}\n", None)
+    return EXIT_OK
+
+
+def _cmd_formats(args: argparse.Namespace, host: PluginHost) -> int:
+    rows = [(f.name, f.description) for f in sorted(host.formats.values(), key=lambda f: f.name)]
+    _write(tabulate(rows, headers=("format", "description")) + "\n", None)
+    return EXIT_OK
+
+
+COMMANDS = {
+    "check": _cmd_check,
+    "rules": _cmd_rules,
+    "explain": _cmd_explain,
+    "plugins": _cmd_plugins,
+    "formats": _cmd_formats,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse exits 2 on usage errors and 0 for --help/--version
+        return int(exit_.code or 0)
+    try:
+        host = PluginHost(disabled=args.disable_plugin)
+        return COMMANDS[args.command](args, host)
+    except (TargetError, ConfigError, SelectionError, UsageError) as error:
+        print(f"mlperf-audit: error: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    except PluginError as error:
+        print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as error:  # an internal error: say so plainly; the traceback only on request
+        print(f"mlperf-audit: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        if os.environ.get(DEBUG_ENV):
+            traceback.print_exc()
+        else:
+            print(f"(set {DEBUG_ENV}=1 to see the traceback; please report it)", file=sys.stderr)
+        return EXIT_ERROR

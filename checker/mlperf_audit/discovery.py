@@ -1,0 +1,284 @@
+"""Finds what a PATH holds: a results repository, a submission, a system or benchmark folder, or a log.
+
+Discovery reads folder listings and the small system descriptions; result logs are parsed later,
+one benchmark folder at a time, so memory stays bounded by the largest folder. Nothing here follows
+a symlinked folder (no loops) or opens anything but a regular file (no FIFO hangs), and nothing
+is ever written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import (
+    BenchmarkFolder,
+    FileEntry,
+    Issue,
+    Submission,
+    SystemDescription,
+    TargetKind,
+    Tree,
+    natural_key,
+)
+
+#: A system description larger than this is not read (real ones are under 4 KiB).
+MAX_SYSTEM_JSON_BYTES = 1 << 20
+
+
+class Code:
+    """Codes of the rules that report discovery problems."""
+
+    UNREADABLE_FOLDER = "PKG001"
+    SPECIAL_FILE = "PKG002"
+    BROKEN_LINK = "PKG003"
+    LINKED_FOLDER = "PKG004"
+    SYSTEM_JSON_INVALID = "SYS001"
+
+
+class TargetError(Exception):
+    """PATH itself cannot be checked (missing, unreadable, or holds no results): exit code 2."""
+
+
+def is_result_name(name: str) -> bool:
+    return name.startswith("result_") and name.endswith(".txt")
+
+
+@dataclass
+class _Listing:
+    dirs: list[tuple[str, Path]]
+    files: list[FileEntry]
+
+
+class _Walker:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.issues: list[Issue] = []
+
+    def display(self, path: Path) -> str:
+        relative = os.path.relpath(path, self.root)
+        return "." if relative == "." else relative.replace(os.sep, "/")
+
+    def list(self, folder: Path) -> _Listing:
+        listing = _Listing([], [])
+        try:
+            with os.scandir(folder) as entries:
+                items = sorted(entries, key=lambda e: natural_key(e.name))
+        except OSError as error:
+            self.issues.append(
+                Issue(
+                    Code.UNREADABLE_FOLDER,
+                    f"cannot list the folder: {error.strerror or error}",
+                    self.display(folder),
+                    hint="Check the folder's permissions.",
+                )
+            )
+            return listing
+        for entry in items:
+            path = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    self._symlink(entry, path, listing)
+                elif entry.is_dir(follow_symlinks=False):
+                    listing.dirs.append((entry.name, path))
+                elif entry.is_file(follow_symlinks=False):
+                    listing.files.append(FileEntry(self.display(path), path, entry.stat(follow_symlinks=False).st_size))
+                else:
+                    self._special(path, entry.stat(follow_symlinks=False).st_mode)
+            except OSError as error:
+                self.issues.append(
+                    Issue(Code.UNREADABLE_FOLDER, f"cannot inspect the entry: {error.strerror or error}", self.display(path))
+                )
+        return listing
+
+    def _symlink(self, entry: os.DirEntry[str], path: Path, listing: _Listing) -> None:
+        try:
+            target = os.stat(path)
+        except OSError as error:
+            self.issues.append(
+                Issue(
+                    Code.BROKEN_LINK,
+                    f"symbolic link to {os.readlink(path)!r} leads nowhere ({error.strerror or error})",
+                    self.display(path),
+                    hint="Replace the link with the file it should point to, or remove it.",
+                )
+            )
+            return
+        if stat.S_ISDIR(target.st_mode):
+            self.issues.append(
+                Issue(
+                    Code.LINKED_FOLDER,
+                    f"symbolic link to the folder {os.readlink(path)!r} is not followed",
+                    self.display(path),
+                    hint="Results repositories hold real folders; copy the folder in place of the link.",
+                )
+            )
+        elif stat.S_ISREG(target.st_mode):
+            listing.files.append(FileEntry(self.display(path), path, target.st_size))
+        else:
+            self._special(path, target.st_mode)
+
+    def _special(self, path: Path, mode: int) -> None:
+        kind = (
+            "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "not a regular file"
+        )
+        self.issues.append(
+            Issue(
+                Code.SPECIAL_FILE,
+                f"entry is {kind}; it is not read",
+                self.display(path),
+                hint="A result package holds only regular files and folders.",
+            )
+        )
+
+
+def discover(path: str | Path) -> Tree:
+    """Builds the layout `Tree` for PATH; raises `TargetError` when PATH cannot be checked."""
+    target = Path(path)
+    try:
+        mode = os.stat(target).st_mode
+    except OSError as error:
+        raise TargetError(f"{path}: {error.strerror or error}") from None
+    if stat.S_ISREG(mode):
+        if not os.access(target, os.R_OK):
+            raise TargetError(f"{path}: permission denied")
+        entry = FileEntry(target.name, target, os.stat(target).st_size)
+        return Tree(target, TargetKind.LOG_FILE, (), (entry,), ())
+    if not stat.S_ISDIR(mode):
+        raise TargetError(f"{path}: not a file or folder")
+    walker = _Walker(target)
+    try:
+        with os.scandir(target) as entries:
+            names = {entry.name: entry.is_dir() for entry in entries}
+    except OSError as error:
+        raise TargetError(f"{path}: cannot list the folder: {error.strerror or error}") from None
+
+    if names.get("results") or names.get("systems"):
+        submission = _submission(walker, target, target.resolve().name)
+        return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
+
+    listing = walker.list(target)
+    submitters = [
+        (name, folder) for name, folder in listing.dirs
+        if (folder / "results").is_dir() or (folder / "systems").is_dir()
+    ]
+    if submitters:
+        submissions = tuple(_submission(walker, folder, name) for name, folder in submitters)
+        return Tree(target, TargetKind.REPOSITORY, submissions, (), tuple(walker.issues))
+
+    resolved = target.resolve()
+    if resolved.parent.name == "results" or any(
+        any(is_result_name(f.path.rsplit("/", 1)[-1]) for f in walker.list(folder).files)
+        for _, folder in listing.dirs
+    ):
+        walker.issues.clear()  # the probe above listed folders that are listed again below
+        submission = _system_folder(walker, target, resolved)
+        return Tree(target, TargetKind.SYSTEM, (submission,), (), tuple(walker.issues))
+    if resolved.parent.parent.name == "results" or any(is_result_name(f.path) for f in listing.files):
+        walker.issues.clear()
+        submission = _benchmark_only(walker, target, resolved)
+        return Tree(target, TargetKind.BENCHMARK, (submission,), (), tuple(walker.issues))
+    raise TargetError(
+        f"{path}: no MLPerf results here (expected results/ and systems/, submitter folders, "
+        "results/<system>/<benchmark>/ folders or result_*.txt files)"
+    )
+
+
+def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
+    systems: list[SystemDescription] = []
+    if (folder / "systems").is_dir():
+        for entry in walker.list(folder / "systems").files:
+            if entry.path.endswith(".json"):
+                systems.append(_system_description(walker, entry, name))
+    benchmarks: list[BenchmarkFolder] = []
+    system_dirs: list[str] = []
+    if (folder / "results").is_dir():
+        for system_name, system_folder in walker.list(folder / "results").dirs:
+            system_dirs.append(system_name)
+            benchmarks.extend(_benchmarks(walker, system_folder, name, system_name))
+    return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs))
+
+
+def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str) -> list[BenchmarkFolder]:
+    return [
+        _benchmark_folder(walker, bench_folder, submitter, system, bench_name)
+        for bench_name, bench_folder in walker.list(system_folder).dirs
+    ]
+
+
+def _benchmark_folder(
+    walker: _Walker, folder: Path, submitter: str | None, system: str | None, benchmark: str
+) -> BenchmarkFolder:
+    listing = walker.list(folder)
+    results = tuple(f for f in listing.files if is_result_name(f.path.rsplit("/", 1)[-1]))
+    others = tuple(f for f in listing.files if f not in results) + tuple(
+        FileEntry(walker.display(path) + "/", path) for _, path in listing.dirs
+    )
+    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others)
+
+
+def _system_folder(walker: _Walker, target: Path, resolved: Path) -> Submission:
+    submitter, systems = _enclosing_submission(walker, resolved, resolved.name)
+    benchmarks = _benchmarks(walker, target, submitter, resolved.name)
+    return Submission(submitter or "", walker.display(target), systems, tuple(benchmarks), (resolved.name,))
+
+
+def _benchmark_only(walker: _Walker, target: Path, resolved: Path) -> Submission:
+    in_layout = resolved.parent.parent.name == "results"
+    system = resolved.parent.name if in_layout else None
+    submitter, systems = _enclosing_submission(walker, resolved.parent, system) if in_layout else (None, ())
+    folder = _benchmark_folder(walker, target, submitter, system, resolved.name)
+    return Submission(submitter or "", walker.display(target), systems, (folder,), (system,) if system else ())
+
+
+def _enclosing_submission(
+    walker: _Walker, system_folder: Path, system: str | None
+) -> tuple[str | None, tuple[SystemDescription, ...]]:
+    """For a folder inside `<submitter>/results/`, names the submitter and reads its system JSON."""
+    if system_folder.parent.name != "results":
+        return None, ()
+    submission_folder = system_folder.parent.parent
+    description = submission_folder / "systems" / f"{system}.json"
+    if not description.is_file():
+        return submission_folder.name, ()
+    entry = FileEntry(walker.display(description), description, 0)
+    return submission_folder.name, (_system_description(walker, entry, submission_folder.name),)
+
+
+def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None) -> SystemDescription:
+    name = entry.path.rsplit("/", 1)[-1][: -len(".json")]
+
+    def invalid(message: str, line: int | None = None) -> SystemDescription:
+        issue = Issue(
+            Code.SYSTEM_JSON_INVALID,
+            message,
+            entry.path,
+            line,
+            hint="A system description is one JSON object with the fields of the submission rules.",
+        )
+        return SystemDescription(name, entry.path, submitter, None, (issue,))
+
+    try:
+        with open(entry.fs_path, "rb") as stream:
+            raw = stream.read(MAX_SYSTEM_JSON_BYTES + 1)
+    except OSError as error:
+        return invalid(f"cannot read the system description: {error.strerror or error}")
+    if len(raw) > MAX_SYSTEM_JSON_BYTES:
+        return invalid(f"system description is larger than {MAX_SYSTEM_JSON_BYTES >> 20} MiB; not read")
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        return invalid(f"system description is not UTF-8 text (byte {error.start})")
+    except RecursionError:
+        return invalid("system description nests JSON too deeply to read")
+    except json.JSONDecodeError as error:
+        return invalid(f"system description is not valid JSON: {error.msg}", error.lineno)
+    if not isinstance(data, dict):
+        return invalid(f"system description is a JSON {type(data).__name__}, not an object", 1)
+    return SystemDescription(name, entry.path, submitter, data)

@@ -1,0 +1,263 @@
+"""The engine: walks the discovered tree once, parses each benchmark folder's logs once, and asks
+the plugins to check every target; the built-in `RuleRunner` plugin runs the selected rules.
+
+Order: for each submission, its system descriptions, then each benchmark folder (every run, then
+the folder as a whole), then the submission; loose logs; the whole tree last. Parsed runs are
+dropped once their folder is checked, so memory is bounded by the largest folder.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import traceback
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+from .config import Config
+from .hookspecs import hookimpl
+from .model import (
+    BenchmarkFolder,
+    BenchmarkResult,
+    Finding,
+    Issue,
+    Run,
+    Severity,
+    Submission,
+    SystemDescription,
+    Tree,
+)
+from .parser import parse_log
+from .rule import SCOPES, Rule, Scope
+
+if TYPE_CHECKING:
+    from .plugins import PluginHost
+
+INTERNAL_RULE = "CHK001"
+SCALING_JSON_INVALID = "PKG005"
+MAX_SCALING_JSON_BYTES = 1 << 16
+
+
+class SelectionError(Exception):
+    """A selector names no known rule: exit code 2."""
+
+
+def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]]:
+    """The rules in force: matched by `select`, not matched by `ignore`, applicable to the ruleset."""
+
+    def matches(rule: type[Rule], selector: str) -> bool:
+        return selector == "ALL" or rule.code.startswith(selector) or rule.name == selector
+
+    for selector in config.select + config.ignore:
+        if not any(matches(rule, selector) for rule in rules):
+            raise SelectionError(f"unknown rule selector {selector!r}: not a code, prefix or name of any rule")
+    return [
+        rule
+        for rule in rules
+        if rule.applies_to(config.ruleset)
+        and any(matches(rule, s) for s in config.select)
+        and not any(matches(rule, s) for s in config.ignore)
+    ]
+
+
+@dataclass
+class CheckContext:
+    """What every check hook receives besides its target."""
+
+    config: Config
+    tree: Tree
+    rules: dict[Scope, list[Rule]] = field(default_factory=dict)
+
+    @property
+    def ruleset(self) -> str:
+        return self.config.ruleset
+
+    def run_rules(self, scope: Scope, target: Any) -> list[Finding]:
+        findings: list[Finding] = []
+        for rule in self.rules.get(scope, ()):
+            try:
+                findings.extend(rule.check(target, self))
+            except Exception as error:  # a rule's bug must not hide the other rules' findings
+                findings.append(_crash_finding(rule, target, error))
+        return findings
+
+
+def _crash_finding(rule: Rule, target: Any, error: Exception) -> Finding:
+    frame = traceback.extract_tb(error.__traceback__)[-1]
+    return Finding(
+        rule=INTERNAL_RULE,
+        name="rule-crashed",
+        severity=Severity.ERROR,
+        message=(
+            f"rule {rule.code} ({rule.plugin}) crashed: {type(error).__name__}: {error} "
+            f"[{frame.filename.rsplit('/', 1)[-1]}:{frame.lineno}]"
+        ),
+        path=getattr(target, "path", None),
+        hint="This is a bug in the rule, not in the package: report it to the plugin's authors.",
+    )
+
+
+class RuleCrashed(Rule):
+    """A rule raised an exception while checking a target.
+
+    What it checks: nothing in the package. The engine reports this finding when a rule's code
+    fails, so that one broken rule cannot hide the findings of the others; the run then exits
+    with code 2 (an internal or plugin error), whatever `--fail-on` says.
+
+    How to fix: report the message, which names the rule, its plugin and the failing line, to
+    the plugin's authors. Until it is fixed, `--ignore CODE` switches the crashing rule off.
+    """
+
+    code = INTERNAL_RULE
+    name = "rule-crashed"
+    summary = "A rule raised an exception (an internal or plugin error)."
+    severity = Severity.ERROR
+    scope = "tree"
+
+    def check(self, target: Any, context: "CheckContext") -> Iterable[Finding]:
+        return ()
+
+
+class RuleRunner:
+    """The built-in plugin that implements the checking hooks by running the selected rules."""
+
+    @hookimpl
+    def mlperf_audit_register_rules(self) -> list[type[Rule]]:
+        return [RuleCrashed]
+
+    @hookimpl
+    def mlperf_audit_check_run(self, run: Run, context: CheckContext) -> list[Finding]:
+        return context.run_rules("run", run)
+
+    @hookimpl
+    def mlperf_audit_check_benchmark(self, result: BenchmarkResult, context: CheckContext) -> list[Finding]:
+        return context.run_rules("benchmark", result)
+
+    @hookimpl
+    def mlperf_audit_check_system(self, system: SystemDescription, context: CheckContext) -> list[Finding]:
+        return context.run_rules("system", system)
+
+    @hookimpl
+    def mlperf_audit_check_submission(self, submission: Submission, context: CheckContext) -> list[Finding]:
+        return context.run_rules("submission", submission)
+
+    @hookimpl
+    def mlperf_audit_check_tree(self, tree: Tree, context: CheckContext) -> list[Finding]:
+        return context.run_rules("tree", tree)
+
+
+def load_benchmark(folder: BenchmarkFolder) -> BenchmarkResult:
+    """Parses every result file of a folder, and its scaling.json."""
+    runs = tuple(
+        parse_log(
+            entry.fs_path,
+            entry.path,
+            submitter=folder.submitter,
+            system=folder.system,
+            benchmark=folder.benchmark,
+        )
+        for entry in folder.result_files
+    )
+    scaling: dict[str, Any] | None = None
+    issues: list[Issue] = []
+    for entry in folder.other_files:
+        if entry.path.rsplit("/", 1)[-1] != "scaling.json":
+            continue
+        scaling, problem = _read_scaling(entry.fs_path)
+        if problem:
+            issues.append(
+                Issue(
+                    SCALING_JSON_INVALID,
+                    problem,
+                    entry.path,
+                    hint='scaling.json must be {"scaling_factor": <number >= 1>}; delete it to let the checkers '
+                    "recompute it.",
+                )
+            )
+    return BenchmarkResult(folder, runs, scaling, tuple(issues))
+
+
+def _read_scaling(path: Any) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_SCALING_JSON_BYTES + 1)
+    except OSError as error:
+        return None, f"cannot read scaling.json: {error.strerror or error}"
+    if len(raw) > MAX_SCALING_JSON_BYTES:
+        return None, "scaling.json is too large to be a scaling factor"
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        return None, f"scaling.json is not valid JSON: {getattr(error, 'msg', error)}"
+    if not isinstance(data, dict):
+        return None, "scaling.json is not a JSON object"
+    factor = data.get("scaling_factor")
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+        return None, f"scaling.json has no numeric scaling_factor (found {factor!r})"
+    return data, None
+
+
+def _with_context(findings: Iterable[Finding], submitter: str | None, system: str | None, benchmark: str | None) -> list[Finding]:
+    result = []
+    for finding in findings:
+        if (finding.submitter is None and submitter) or (finding.system is None and system) or (
+            finding.benchmark is None and benchmark
+        ):
+            finding = dataclasses.replace(
+                finding,
+                submitter=finding.submitter or submitter or None,
+                system=finding.system or system,
+                benchmark=finding.benchmark or benchmark,
+            )
+        result.append(finding)
+    return result
+
+
+def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
+    return [finding for result in results if result for finding in result]
+
+
+@dataclass
+class CheckOutcome:
+    findings: list[Finding]
+    runs_checked: int
+
+
+def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
+    """Checks everything under the tree and returns the sorted findings."""
+    active = select_rules(host.rules, config)
+    context = CheckContext(config, tree, {scope: [] for scope in SCOPES})
+    for rule_class in active:
+        context.rules[rule_class.scope].append(rule_class())
+    hook = host.hook
+    findings: list[Finding] = []
+    runs_checked = 0
+
+    for submission in tree.submissions:
+        submitter = submission.name or None
+        for system in submission.systems:
+            found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
+            findings += _with_context(found, submitter, system.name, None)
+        for folder in submission.benchmarks:
+            result = load_benchmark(folder)
+            for run in result.runs:
+                found = _flatten(hook.mlperf_audit_check_run(run=run, context=context))
+                findings += _with_context(found, submitter, folder.system, folder.benchmark)
+            runs_checked += len(result.runs)
+            found = _flatten(hook.mlperf_audit_check_benchmark(result=result, context=context))
+            findings += _with_context(found, submitter, folder.system, folder.benchmark)
+        found = _flatten(hook.mlperf_audit_check_submission(submission=submission, context=context))
+        findings += _with_context(found, submitter, None, None)
+    for entry in tree.loose_logs:
+        run = parse_log(entry.fs_path, entry.path)
+        runs_checked += 1
+        findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))
+    findings += _flatten(hook.mlperf_audit_check_tree(tree=tree, context=context))
+
+    known = {rule.code for rule in host.rules} | {INTERNAL_RULE}
+    unknown = sorted({f.rule for f in findings} - known)
+    if unknown:
+        raise host.error(f"a plugin returned findings with unregistered rule code(s): {', '.join(unknown)}")
+    hook.mlperf_audit_modify_findings(findings=findings, context=context)
+    findings.sort(key=Finding.sort_key)
+    return CheckOutcome(findings, runs_checked)

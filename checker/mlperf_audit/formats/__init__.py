@@ -1,0 +1,79 @@
+"""Output formats: each turns one `Report` into text. Plugins add formats through the
+`mlperf_audit_register_formats` hook; this module registers the built-in ones the same way."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from itertools import groupby
+from typing import Callable
+
+from tabulate import tabulate
+
+from ..hookspecs import hookimpl
+from ..model import Finding
+from ..report import Report
+
+#: Messages wider than this wrap inside their table cell.
+MESSAGE_WIDTH = 90
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    description: str
+    render: Callable[[Report], str]
+
+
+def render_json(report: Report) -> str:
+    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _group_title(key: tuple[str | None, str | None, str | None]) -> str:
+    parts = [part for part in key if part]
+    return " / ".join(parts) if parts else "(whole PATH)"
+
+
+def _location(finding: Finding) -> str:
+    if finding.path is None:
+        return "-"
+    return f"{finding.path}:{finding.line}" if finding.line else finding.path
+
+
+def render_text(report: Report) -> str:
+    lines = [
+        f"mlperf-audit {report.tool_version} · ruleset {report.ruleset} · mlperf-logging {report.mlperf_logging}",
+        f"checked {report.target.path} ({report.target.describe()})",
+        f"config: {report.config.describe()}",
+    ]
+    lines += [f"note: {note}" for note in report.config.notes]
+    for key, group in groupby(report.findings, key=lambda f: (f.submitter, f.system, f.benchmark)):
+        rows = []
+        for finding in group:
+            text = finding.message if not finding.hint else f"{finding.message}\nhint: {finding.hint}"
+            rows.append((_location(finding), finding.severity.value, finding.rule, text))
+        lines += ["", _group_title(key)]
+        table = tabulate(
+            rows,
+            headers=("location", "severity", "rule", "message"),
+            tablefmt="simple",
+            maxcolwidths=[None, None, None, MESSAGE_WIDTH],
+        )
+        lines += ["  " + line for line in table.splitlines()]
+    summary = report.summary
+    verdict = {0: "passed", 1: "failed", 2: "internal error"}[report.exit_code]
+    lines += [
+        "",
+        f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info "
+        f"in {report.target.result_files} result file(s): {verdict} (fail-on: {report.config.fail_on})",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+TEXT = Format("text", "a table per submitter / system / benchmark, then a summary line", render_text)
+JSON = Format("json", "the stable machine-readable report (schema_version 1)", render_json)
+
+
+@hookimpl
+def mlperf_audit_register_formats() -> list[Format]:
+    return [TEXT, JSON]

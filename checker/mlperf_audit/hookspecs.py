@@ -1,0 +1,131 @@
+"""Every hook a plugin can implement, grouped by the phase in which the engine calls it.
+
+A plugin is a module (or object) registered through the ``mlperf_audit`` entry-point group; the
+built-in rule packs are registered the same way. Implement a hook with the ``hookimpl`` marker::
+
+    from mlperf_audit import hookimpl
+
+    @hookimpl
+    def mlperf_audit_register_rules():
+        from .my_rules import MyRule
+        return [MyRule]
+
+Phases, in the order one ``check`` goes through them:
+
+1. registration: ``mlperf_audit_register_rules``, ``mlperf_audit_register_formats``
+2. configuration: ``mlperf_audit_configure``
+3. checking: ``mlperf_audit_check_run``, ``mlperf_audit_check_benchmark``,
+   ``mlperf_audit_check_system``, ``mlperf_audit_check_submission``, ``mlperf_audit_check_tree``
+4. filtering: ``mlperf_audit_modify_findings``
+
+The built-in engine plugin implements the checking hooks by running the selected rules of each
+scope, so most plugins only register rules. A plugin may also implement a checking hook
+directly; every finding it returns must carry the code of a registered rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, TypeVar
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .engine import CheckContext
+    from .formats import Format
+    from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
+    from .rule import Rule
+
+PROJECT = "mlperf_audit"
+_F = TypeVar("_F", bound=Callable[..., object])
+
+hookspec = pluggy.HookspecMarker(PROJECT)
+#: Decorator that marks a plugin's hook implementation; keeps the function's signature for mypy.
+hookimpl: Callable[[_F], _F] = pluggy.HookimplMarker(PROJECT)
+
+
+# ---------------------------------------------------------------------------------------------
+# Registration: called once per process, before any configuration is read.
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec
+def mlperf_audit_register_rules() -> "list[type[Rule]]":
+    """Return the rule classes this plugin contributes.
+
+    Import the rule modules inside the function, so that loading a plugin stays cheap. Each
+    class must subclass ``mlperf_audit.Rule`` and carry a unique ``code`` (a prefix of 2 to 5
+    capitals and 3 digits), a kebab-case ``name``, a one-line ``summary``, a ``severity``, a
+    ``scope`` and a docstring; a missing field or a duplicate code is a plugin error (exit 2).
+    """
+
+
+@hookspec
+def mlperf_audit_register_formats() -> "list[Format]":
+    """Return output formats (``mlperf_audit.formats.Format``) this plugin contributes.
+
+    A format has a unique ``name`` (the value of ``--format``), a one-line ``description`` and
+    a ``render(report) -> str`` function that turns a ``mlperf_audit.report.Report`` into text.
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration: called once the configuration in force is known.
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(historic=True)
+def mlperf_audit_configure(config: "Config") -> None:
+    """Receive the configuration in force (selection, ``fail-on``, ruleset, its sources).
+
+    Historic: a plugin registered later still receives the call.
+    """
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking: called for every target found under the checked PATH. Each returns a list of
+# findings (or None). ``context`` is a ``mlperf_audit.engine.CheckContext``: the configuration,
+# the ruleset, the tree being checked and the selected rules.
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec
+def mlperf_audit_check_run(run: "Run", context: "CheckContext") -> "list[Finding] | None":
+    """Check one result file (one training run): its events and the issues met reading it."""
+
+
+@hookspec
+def mlperf_audit_check_benchmark(result: "BenchmarkResult", context: "CheckContext") -> "list[Finding] | None":
+    """Check one ``results/<system>/<benchmark>/`` folder with all its parsed runs.
+
+    Called after ``mlperf_audit_check_run`` for each of the folder's runs.
+    """
+
+
+@hookspec
+def mlperf_audit_check_system(system: "SystemDescription", context: "CheckContext") -> "list[Finding] | None":
+    """Check one ``systems/<system>.json`` description."""
+
+
+@hookspec
+def mlperf_audit_check_submission(submission: "Submission", context: "CheckContext") -> "list[Finding] | None":
+    """Check one submitter's folder: its layout, systems and benchmark folders (not their logs)."""
+
+
+@hookspec
+def mlperf_audit_check_tree(tree: "Tree", context: "CheckContext") -> "list[Finding] | None":
+    """Check the whole PATH at once; called last, after every other target was checked."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Filtering: called once with every finding, before the report is made.
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec
+def mlperf_audit_modify_findings(findings: "list[Finding]", context: "CheckContext") -> None:
+    """Filter, re-order or replace findings in place (waivers, baselines, severity overrides).
+
+    Findings are immutable: replace an element (``findings[i] = dataclasses.replace(...)``) or
+    delete it; do not add findings with codes that no plugin registered.
+    """

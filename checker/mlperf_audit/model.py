@@ -1,0 +1,268 @@
+"""The typed, immutable model: events, runs, benchmark results, systems, submissions, findings.
+
+Data flows one way: the parser and discovery build these objects, rules read them and return
+findings, reporters render findings. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls(text.lower())
+        except ValueError:
+            raise ValueError(f"unknown severity {text!r}: use error, warning or info") from None
+
+
+_SEVERITY_RANK = {Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+
+EMPTY_MAPPING: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class LogEvent:
+    """One `:::MLLOG {json}` record, with the physical line it came from."""
+
+    key: str
+    value: Any
+    time_ms: float
+    event_type: str | None
+    namespace: str | None
+    metadata: Mapping[str, Any]
+    file: str
+    line: int  # 1-based physical line in `file`
+
+    def meta(self, name: str, default: Any = None) -> Any:
+        return self.metadata.get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """A problem found while reading input, before any rule ran (parse or discovery).
+
+    Issues carry the code of the rule that reports them, so selection, `explain` and every
+    output format treat them like any other finding.
+    """
+
+    code: str
+    message: str
+    path: str
+    line: int | None = None
+    hint: str | None = None
+
+
+_RESULT_INDEX = re.compile(r"result_(\d+)\.txt$")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One result file: the events of one training run, in file order."""
+
+    path: str  # relative to the checked PATH, '/' separators
+    events: tuple[LogEvent, ...]
+    issues: tuple[Issue, ...] = ()
+    size_bytes: int = 0
+    line_count: int = 0  # physical lines read
+    submitter: str | None = None
+    system: str | None = None
+    benchmark: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+    @property
+    def index(self) -> int | None:
+        match = _RESULT_INDEX.search(self.name)
+        return int(match.group(1)) if match else None
+
+    def all(self, key: str) -> tuple[LogEvent, ...]:
+        return tuple(event for event in self.events if event.key == key)
+
+    def first(self, key: str) -> LogEvent | None:
+        for event in self.events:
+            if event.key == key:
+                return event
+        return None
+
+    def value(self, key: str, default: Any = None) -> Any:
+        event = self.first(key)
+        return default if event is None else event.value
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A file found by discovery; `fs_path` is where to read it, `path` how to show it."""
+
+    path: str
+    fs_path: Path = field(compare=False, repr=False)
+    size_bytes: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkFolder:
+    """The layout of one `results/<system>/<benchmark>/` folder, before its logs are read."""
+
+    submitter: str | None
+    system: str | None
+    benchmark: str
+    path: str
+    result_files: tuple[FileEntry, ...]
+    other_files: tuple[FileEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BenchmarkResult:
+    """One benchmark folder with its parsed runs and its `scaling.json` (if any)."""
+
+    folder: BenchmarkFolder
+    runs: tuple[Run, ...]
+    scaling: Mapping[str, Any] | None = None
+    issues: tuple[Issue, ...] = ()
+
+    @property
+    def submitter(self) -> str | None:
+        return self.folder.submitter
+
+    @property
+    def system(self) -> str | None:
+        return self.folder.system
+
+    @property
+    def benchmark(self) -> str:
+        return self.folder.benchmark
+
+    @property
+    def path(self) -> str:
+        return self.folder.path
+
+
+@dataclass(frozen=True, slots=True)
+class SystemDescription:
+    """`systems/<system>.json`; `data` is None when the file could not be read as an object."""
+
+    name: str
+    path: str
+    submitter: str | None
+    data: Mapping[str, Any] | None
+    issues: tuple[Issue, ...] = ()
+
+    def get(self, name: str) -> Any:
+        return None if self.data is None else self.data.get(name)
+
+    @property
+    def division(self) -> str | None:
+        value = self.get("division")
+        return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Submission:
+    """One submitter's folder: its system descriptions and its benchmark folders."""
+
+    name: str
+    path: str
+    systems: tuple[SystemDescription, ...]
+    benchmarks: tuple[BenchmarkFolder, ...]
+    system_dirs: tuple[str, ...] = ()  # names of the folders under results/
+
+    def system(self, name: str) -> SystemDescription | None:
+        for system in self.systems:
+            if system.name == name:
+                return system
+        return None
+
+
+class TargetKind(enum.Enum):
+    REPOSITORY = "results repository"
+    SUBMISSION = "submission"
+    SYSTEM = "system folder"
+    BENCHMARK = "benchmark folder"
+    LOG_FILE = "log file"
+    UNKNOWN = "folder"
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    """Everything discovery found under the checked PATH."""
+
+    root: Path = field(compare=False)
+    kind: TargetKind
+    submissions: tuple[Submission, ...]
+    loose_logs: tuple[FileEntry, ...] = ()  # logs outside any benchmark folder (a single file PATH)
+    issues: tuple[Issue, ...] = ()
+
+    @property
+    def benchmark_folders(self) -> tuple[BenchmarkFolder, ...]:
+        return tuple(b for s in self.submissions for b in s.benchmarks)
+
+    @property
+    def result_file_count(self) -> int:
+        return sum(len(b.result_files) for b in self.benchmark_folders) + len(self.loose_logs)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing a rule found, located as precisely as the input allows."""
+
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    path: str | None = None
+    line: int | None = None
+    submitter: str | None = None
+    system: str | None = None
+    benchmark: str | None = None
+    hint: str | None = None
+
+    def sort_key(self) -> tuple[Any, ...]:
+        return (
+            self.submitter or "",
+            self.system or "",
+            self.benchmark or "",
+            _natural(self.path or ""),
+            self.line or 0,
+            self.rule,
+            self.message,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "severity": self.severity.value,
+            "message": self.message,
+            "path": self.path,
+            "line": self.line,
+            "submitter": self.submitter,
+            "system": self.system,
+            "benchmark": self.benchmark,
+            "hint": self.hint,
+        }
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """Sort result_2 before result_10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    return _natural(text)

@@ -1,0 +1,361 @@
+"""The one MLLOG parser: streams a result file once and never raises on bad input.
+
+Every problem becomes an `Issue` with the code of the log-syntax rule that reports it and the
+1-based physical line, so a finding points at the line a submitter sees in an editor (the
+official parser counts only MLLOG lines, 0-based).
+
+Compatibility with the official 4.1 reader (`mlp_parser/ruleset_410.py`): a record is the text
+after the *last* `:::MLLOG ` token of a line, lines without the token are ignored, `time_ms` may be
+any value `float()` accepts, and `key`, `value`, `metadata` and `time_ms` are required.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, BinaryIO, Callable, Iterator
+
+from .model import Issue, LogEvent, Run
+
+TOKEN = b":::MLLOG "
+
+#: A line longer than this is not parsed (real MLLOG lines are under 10 KiB).
+MAX_LINE_BYTES = 1 << 20
+#: A file larger than this is not parsed (the official repo checker allows 50 MB per file).
+MAX_FILE_BYTES = 256 << 20
+#: After this many issues of one code in one file, the rest are counted in one summary issue.
+MAX_ISSUES_PER_CODE = 10
+
+EVENT_TYPES = frozenset({"INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"})
+REQUIRED_FIELDS = ("key", "value", "metadata", "time_ms")
+
+
+class Code:
+    """Codes of the log-syntax rules (`mlperf_audit_rules.log_syntax` documents each)."""
+
+    UNREADABLE = "LOG001"
+    EMPTY = "LOG002"
+    BINARY = "LOG003"
+    NOT_UTF8 = "LOG004"
+    MALFORMED_JSON = "LOG005"
+    MISSING_FIELD = "LOG006"
+    BAD_FIELD_TYPE = "LOG007"
+    NONSTANDARD_FIELD = "LOG008"
+    NON_FINITE = "LOG009"
+    LINE_TOO_LONG = "LOG010"
+    TOO_DEEP = "LOG011"
+    DUPLICATE_KEY = "LOG012"
+    TRUNCATED = "LOG013"
+    NO_RECORDS = "LOG014"
+    SEVERAL_RECORDS = "LOG015"
+    TOO_LARGE = "LOG016"
+
+
+class _IssueSink:
+    """Collects issues for one file, capping floods of the same code."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.issues: list[Issue] = []
+        self._counts: dict[str, int] = {}
+        self._first_line: dict[str, int | None] = {}
+
+    def add(self, code: str, message: str, line: int | None = None, hint: str | None = None) -> None:
+        count = self._counts.get(code, 0) + 1
+        self._counts[code] = count
+        if count == 1:
+            self._first_line[code] = line
+        if count <= MAX_ISSUES_PER_CODE:
+            self.issues.append(Issue(code, message, self.path, line, hint))
+
+    def finish(self) -> tuple[Issue, ...]:
+        for code, count in self._counts.items():
+            if count > MAX_ISSUES_PER_CODE:
+                hidden = count - MAX_ISSUES_PER_CODE
+                self.issues.append(
+                    Issue(
+                        code,
+                        f"{hidden} more line(s) with the same problem are not listed "
+                        f"({count} in all, the first at line {self._first_line[code]})",
+                        self.path,
+                        None,
+                    )
+                )
+        return tuple(self.issues)
+
+
+class _RecordFlags:
+    """Side observations of one `json.loads` call (NaN constants, duplicate keys)."""
+
+    __slots__ = ("non_finite", "duplicate_keys")
+
+    def __init__(self) -> None:
+        self.non_finite: list[str] = []
+        self.duplicate_keys: list[str] = []
+
+
+def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
+    def on_constant(name: str) -> float:
+        flags.non_finite.append(name)
+        return float(name.replace("Infinity", "inf"))
+
+    def on_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            seen: set[str] = set()
+            for name, _ in pairs:
+                if name in seen:
+                    flags.duplicate_keys.append(name)
+                seen.add(name)
+        return result
+
+    return json.JSONDecoder(parse_constant=on_constant, object_pairs_hook=on_object).decode
+
+
+def _read_lines(stream: BinaryIO) -> Iterator[tuple[bytes, bool]]:
+    """Yields (line, too_long); a line over MAX_LINE_BYTES is consumed but not kept."""
+    while True:
+        chunk = stream.readline(MAX_LINE_BYTES + 1)
+        if not chunk:
+            return
+        if len(chunk) <= MAX_LINE_BYTES or chunk.endswith(b"\n"):
+            yield chunk, len(chunk) > MAX_LINE_BYTES
+            continue
+        # Skip the rest of an over-long line without holding it in memory.
+        while chunk and not chunk.endswith(b"\n"):
+            chunk = stream.readline(MAX_LINE_BYTES)
+        yield b"", True
+
+
+def parse_log(
+    fs_path: Path | str,
+    display_path: str,
+    *,
+    submitter: str | None = None,
+    system: str | None = None,
+    benchmark: str | None = None,
+) -> Run:
+    """Reads one result file into a `Run`. Never raises for anything the file contains."""
+    sink = _IssueSink(display_path)
+    events: list[LogEvent] = []
+    context = {"submitter": submitter, "system": system, "benchmark": benchmark}
+    size = 0
+    line_count = 0
+    try:
+        with open(fs_path, "rb") as stream:
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                sink.add(
+                    Code.TOO_LARGE,
+                    f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES >> 20} MiB limit; not read",
+                    hint="A result file holds one training run's log; split or trim what is not MLLOG output.",
+                )
+                return Run(display_path, (), sink.finish(), size, 0, **context)
+            head = stream.read(8192)
+            if not head:
+                sink.add(Code.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
+                return Run(display_path, (), sink.finish(), size, 0, **context)
+            nul = head.find(b"\x00")
+            if nul >= 0:
+                sink.add(
+                    Code.BINARY,
+                    f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
+                    line=head.count(b"\n", 0, nul) + 1,
+                    hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
+                )
+                return Run(display_path, (), sink.finish(), size, 0, **context)
+            stream.seek(0)
+            line_count = _parse_stream(stream, display_path, events, sink)
+    except OSError as error:
+        sink.add(
+            Code.UNREADABLE,
+            f"cannot read the file: {error.strerror or error}",
+            hint="Check the file's permissions and that it is a regular file.",
+        )
+    if not events and not any(issue.code != Code.NOT_UTF8 for issue in sink.issues):
+        sink.add(
+            Code.NO_RECORDS,
+            f"no ':::MLLOG' record in {line_count} line(s)",
+            hint="The file must be the output of a run logged with mlperf_logging.mllog.",
+        )
+    return Run(display_path, tuple(events), sink.finish(), size, line_count, **context)
+
+
+def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink) -> int:
+    flags = _RecordFlags()
+    decode = _make_decoder(flags)
+    lineno = 0
+    last_line_had_newline = True
+    for raw, too_long in _read_lines(stream):
+        lineno += 1
+        last_line_had_newline = raw.endswith(b"\n")
+        if too_long:
+            sink.add(
+                Code.LINE_TOO_LONG,
+                f"line is longer than {MAX_LINE_BYTES >> 20} MiB; not parsed",
+                lineno,
+                hint="A log line this long is not MLLOG output; remove it or the data dumped into it.",
+            )
+            last_line_had_newline = True
+            continue
+        start = raw.rfind(TOKEN)
+        if start < 0:
+            continue
+        if raw.count(TOKEN) > 1:
+            sink.add(
+                Code.SEVERAL_RECORDS,
+                f"{raw.count(TOKEN)} ':::MLLOG' records on one line; only the last is read, "
+                "as the official parser does",
+                lineno,
+                hint="Output of several processes was interleaved; log from one rank, or flush each line.",
+            )
+        payload = raw[start + len(TOKEN) :]
+        try:
+            text = payload.decode("utf-8")
+        except UnicodeDecodeError as error:
+            sink.add(
+                Code.NOT_UTF8,
+                f"bytes that are not UTF-8 at column {start + len(TOKEN) + error.start + 1}; read as latin-1 "
+                "(as the official parser does)",
+                lineno,
+                hint="Write logs as UTF-8.",
+            )
+            text = payload.decode("latin-1")
+        flags.non_finite.clear()
+        flags.duplicate_keys.clear()
+        try:
+            record = decode(text)
+        except RecursionError:
+            sink.add(Code.TOO_DEEP, "record nests JSON too deeply to read; not parsed", lineno)
+            continue
+        except ValueError as error:
+            message = getattr(error, "msg", str(error))
+            column = getattr(error, "colno", None)
+            where = f" at column {start + len(TOKEN) + column}" if column else ""
+            if not last_line_had_newline and _looks_cut(text):
+                sink.add(
+                    Code.TRUNCATED,
+                    f"the last line ends in the middle of a record ({message}{where}): the file is truncated",
+                    lineno,
+                    hint="Copy the complete log; the run's final records are missing.",
+                )
+            else:
+                sink.add(
+                    Code.MALFORMED_JSON,
+                    f"':::MLLOG' record is not valid JSON: {message}{where}",
+                    lineno,
+                    hint="Each ':::MLLOG' line must carry exactly one JSON object, as mllog writes it.",
+                )
+            continue
+        event = _to_event(record, flags, path, lineno, sink)
+        if event is not None:
+            events.append(event)
+    return lineno
+
+
+def _looks_cut(text: str) -> bool:
+    return not text.rstrip().endswith("}")
+
+
+def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _IssueSink) -> LogEvent | None:
+    if flags.duplicate_keys:
+        names = ", ".join(sorted(set(flags.duplicate_keys)))
+        sink.add(
+            Code.DUPLICATE_KEY,
+            f"JSON object repeats the name(s) {names}; the last value is used",
+            lineno,
+            hint="mllog never writes a name twice: this line was edited or assembled by hand.",
+        )
+    if flags.non_finite:
+        names = ", ".join(sorted(set(flags.non_finite)))
+        sink.add(
+            Code.NON_FINITE,
+            f"record holds {names}, which is not valid JSON",
+            lineno,
+            hint="A NaN or infinite value usually means the run diverged; check the value logged here.",
+        )
+    if not isinstance(record, dict):
+        sink.add(Code.BAD_FIELD_TYPE, f"record is a JSON {type(record).__name__}, not an object", lineno)
+        return None
+    missing = [name for name in REQUIRED_FIELDS if name not in record]
+    if missing:
+        sink.add(
+            Code.MISSING_FIELD,
+            f"record has no {', '.join(repr(m) for m in missing)} field",
+            lineno,
+            hint="Every record needs key, value, metadata and time_ms; log it with mllog, not by hand.",
+        )
+        return None
+    key, metadata, raw_time = record["key"], record["metadata"], record["time_ms"]
+    if not isinstance(key, str) or not key:
+        sink.add(Code.BAD_FIELD_TYPE, f"'key' must be a non-empty string, not {key!r}", lineno)
+        return None
+    if not isinstance(metadata, dict):
+        sink.add(Code.BAD_FIELD_TYPE, f"'metadata' of {key!r} must be an object, not {_json_type(metadata)}", lineno)
+        return None
+    time_ms = _time_ms(raw_time, key, lineno, sink)
+    if time_ms is None:
+        return None
+    namespace = record.get("namespace")
+    event_type = record.get("event_type")
+    if "namespace" not in record or "event_type" not in record:
+        absent = [name for name in ("namespace", "event_type") if name not in record]
+        sink.add(Code.NONSTANDARD_FIELD, f"record of {key!r} has no {' or '.join(absent)} field", lineno)
+    elif event_type not in EVENT_TYPES:
+        sink.add(
+            Code.NONSTANDARD_FIELD,
+            f"event_type {event_type!r} of {key!r} is not one of {', '.join(sorted(EVENT_TYPES))}",
+            lineno,
+        )
+    elif not isinstance(namespace, str):
+        sink.add(Code.NONSTANDARD_FIELD, f"namespace of {key!r} must be a string, not {_json_type(namespace)}", lineno)
+    return LogEvent(
+        key=key,
+        value=record["value"],
+        time_ms=time_ms,
+        event_type=event_type if isinstance(event_type, str) else None,
+        namespace=namespace if isinstance(namespace, str) else None,
+        metadata=MappingProxyType(metadata),
+        file=path,
+        line=lineno,
+    )
+
+
+def _time_ms(raw: Any, key: str, lineno: int, sink: _IssueSink) -> float | None:
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        value = float(raw)
+        if math.isfinite(value):
+            return value
+        sink.add(Code.BAD_FIELD_TYPE, f"time_ms of {key!r} is {raw!r}, not a finite number", lineno)
+        return None
+    if isinstance(raw, str):
+        try:
+            value = float(raw)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(value):
+                sink.add(
+                    Code.NONSTANDARD_FIELD,
+                    f"time_ms of {key!r} is the string {raw!r}, not a number",
+                    lineno,
+                )
+                return value
+    sink.add(
+        Code.BAD_FIELD_TYPE,
+        f"time_ms of {key!r} must be a number of milliseconds, not {_json_type(raw)} {raw!r}"[:200],
+        lineno,
+        hint="mllog writes time_ms as an integer of milliseconds since the epoch.",
+    )
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), type(value).__name__
+    )

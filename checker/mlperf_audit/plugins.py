@@ -1,0 +1,170 @@
+"""The plugin host: loads every plugin of the ``mlperf_audit`` entry-point group, built-in or not.
+
+Each entry point is loaded on its own; a plugin that fails to import, implements a hook that does
+not exist, or registers a broken or duplicate rule is a `PluginError` (exit code 2), never
+silently dropped. The engine (`RuleRunner`) is essential and cannot be disabled; every other
+plugin, including the built-in rule packs, can be (`--disable-plugin NAME`).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import os
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import pluggy
+
+from . import hookspecs
+from .engine import RuleRunner
+from .rule import Rule, RuleDefinitionError, validate_rule_class
+
+ENTRY_POINT_GROUP = "mlperf_audit"
+DISTRIBUTION = "mlperf-audit"
+#: Set to a non-empty value to load only the plugins that ship with mlperf-audit.
+DISABLE_AUTOLOAD_ENV = "MLPERF_AUDIT_DISABLE_PLUGIN_AUTOLOAD"
+ESSENTIAL = "engine"
+
+
+class PluginError(Exception):
+    """A plugin could not be loaded or misbehaved: exit code 2."""
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    name: str
+    module: str
+    distribution: str
+    version: str
+    builtin: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "module": self.module,
+            "distribution": self.distribution,
+            "version": self.version,
+            "builtin": self.builtin,
+        }
+
+
+class PluginHost:
+    """Loads plugins, collects their rules and formats, and exposes the hook caller."""
+
+    def __init__(self, *, disabled: Iterable[str] = (), autoload_third_party: bool | None = None) -> None:
+        self.disabled = set(disabled)
+        if ESSENTIAL in self.disabled:
+            raise PluginError(f"the plugin {ESSENTIAL!r} is essential and cannot be disabled")
+        if autoload_third_party is None:
+            autoload_third_party = not os.environ.get(DISABLE_AUTOLOAD_ENV)
+        self.manager = pluggy.PluginManager(hookspecs.PROJECT)
+        self.manager.add_hookspecs(hookspecs)
+        self.plugins: list[PluginInfo] = []
+        self.errors: list[str] = []
+        self._register(RuleRunner(), PluginInfo(ESSENTIAL, "mlperf_audit.engine", DISTRIBUTION, _version(), True))
+        self._load_entry_points(autoload_third_party)
+        try:
+            self.manager.check_pending()
+        except pluggy.PluginValidationError as error:
+            self.errors.append(f"plugin {error.plugin_name!r}: {error}")
+        self.rules: list[type[Rule]] = self._collect_rules()
+        self.formats = self._collect_formats()
+        if self.errors:
+            raise PluginError("\n".join(self.errors))
+
+    @property
+    def hook(self) -> Any:
+        return self.manager.hook
+
+    def error(self, message: str) -> PluginError:
+        return PluginError(message)
+
+    def _register(self, plugin: object, info: PluginInfo) -> None:
+        try:
+            self.manager.register(plugin, name=info.name)
+        except (ValueError, pluggy.PluginValidationError) as error:
+            self.errors.append(f"plugin {info.name!r} ({info.distribution} {info.version}) cannot be registered: {error}")
+            return
+        self.plugins.append(info)
+
+    def _load_entry_points(self, autoload_third_party: bool) -> None:
+        seen: set[str] = set()
+        for entry_point in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            distribution = entry_point.dist.name if entry_point.dist else "?"
+            version = entry_point.dist.version if entry_point.dist else "?"
+            builtin = distribution == DISTRIBUTION
+            if entry_point.name in self.disabled or (not builtin and not autoload_third_party):
+                continue
+            if entry_point.name in seen:
+                self.errors.append(
+                    f"two plugins are named {entry_point.name!r} (one from {distribution} {version}); "
+                    "uninstall one of them"
+                )
+                continue
+            seen.add(entry_point.name)
+            try:
+                plugin = entry_point.load()
+            except Exception as error:  # any import-time failure of a plugin is reported, not raised
+                self.errors.append(
+                    f"failed to load plugin {entry_point.name!r} ({entry_point.value}) from {distribution} "
+                    f"{version}: {type(error).__name__}: {error}"
+                )
+                continue
+            self._register(plugin, PluginInfo(entry_point.name, entry_point.value, distribution, version, builtin))
+
+    def _collect_rules(self) -> list[type[Rule]]:
+        rules: dict[str, type[Rule]] = {}
+        names: dict[str, type[Rule]] = {}
+        for impl in self.manager.hook.mlperf_audit_register_rules.get_hookimpls():
+            try:
+                contributed = list(impl.function() or ())
+            except Exception as error:
+                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its rules: {type(error).__name__}: {error}")
+                continue
+            for rule in contributed:
+                try:
+                    validate_rule_class(rule)
+                except RuleDefinitionError as error:
+                    self.errors.append(f"plugin {impl.plugin_name!r}: {error}")
+                    continue
+                if rule.code in rules and rules[rule.code] is not rule:
+                    self.errors.append(
+                        f"rule code {rule.code} is registered twice: by {rules[rule.code].plugin!r} and "
+                        f"{impl.plugin_name!r}"
+                    )
+                    continue
+                if rule.name in names and names[rule.name] is not rule:
+                    self.errors.append(f"rule name {rule.name!r} is used by {names[rule.name].code} and {rule.code}")
+                    continue
+                rule.plugin = impl.plugin_name
+                rules[rule.code] = rule
+                names[rule.name] = rule
+        return sorted(rules.values(), key=lambda r: r.code)
+
+    def _collect_formats(self) -> dict[str, Any]:
+        formats: dict[str, Any] = {}
+        for impl in self.manager.hook.mlperf_audit_register_formats.get_hookimpls():
+            try:
+                contributed = list(impl.function() or ())
+            except Exception as error:
+                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its formats: {type(error).__name__}: {error}")
+                continue
+            for fmt in contributed:
+                if fmt.name in formats:
+                    self.errors.append(f"output format {fmt.name!r} is registered twice (again by {impl.plugin_name!r})")
+                    continue
+                formats[fmt.name] = fmt
+        return formats
+
+    def rule(self, selector: str) -> type[Rule] | None:
+        wanted = selector.strip()
+        for rule in self.rules:
+            if rule.code == wanted.upper() or rule.name == wanted:
+                return rule
+        return None
+
+
+def _version() -> str:
+    from . import __version__
+
+    return __version__

@@ -1,0 +1,105 @@
+"""The report: findings plus everything a reader needs to trust them (versions, target, config)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+from .config import Config
+from .engine import INTERNAL_RULE
+from .model import Finding, Severity, Tree
+from .plugins import PluginInfo
+
+SCHEMA_VERSION = 1
+
+
+def mlperf_logging_version() -> str:
+    try:
+        return importlib.metadata.version("mlperf-logging")
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+@dataclass(frozen=True)
+class TargetSummary:
+    path: str
+    kind: str
+    submissions: int
+    systems: int
+    benchmark_folders: int
+    result_files: int
+
+    @classmethod
+    def of(cls, path: str, tree: Tree) -> "TargetSummary":
+        return cls(
+            path=path,
+            kind=tree.kind.value,
+            submissions=sum(1 for s in tree.submissions if s.name),
+            systems=len({(s.name, d) for s in tree.submissions for d in s.system_dirs}),
+            benchmark_folders=len(tree.benchmark_folders),
+            result_files=tree.result_file_count,
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.submissions:
+            parts.append(f"{self.submissions} submitter{'s' if self.submissions != 1 else ''}")
+        if self.systems:
+            parts.append(f"{self.systems} system{'s' if self.systems != 1 else ''}")
+        if self.benchmark_folders:
+            parts.append(f"{self.benchmark_folders} benchmark folder{'s' if self.benchmark_folders != 1 else ''}")
+        parts.append(f"{self.result_files} result file{'s' if self.result_files != 1 else ''}")
+        return f"{self.kind}: {', '.join(parts)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "submissions": self.submissions,
+            "systems": self.systems,
+            "benchmark_folders": self.benchmark_folders,
+            "result_files": self.result_files,
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    target: TargetSummary
+    config: Config
+    plugins: tuple[PluginInfo, ...]
+    findings: tuple[Finding, ...]
+    tool_version: str = __version__
+    mlperf_logging: str = ""
+
+    @property
+    def ruleset(self) -> str:
+        return self.config.ruleset
+
+    @property
+    def summary(self) -> dict[str, int]:
+        counts = {severity.value: 0 for severity in Severity}
+        for finding in self.findings:
+            counts[finding.severity.value] += 1
+        return counts
+
+    @property
+    def exit_code(self) -> int:
+        if any(f.rule == INTERNAL_RULE for f in self.findings):
+            return 2
+        return 1 if any(self.config.fails(f.severity) for f in self.findings) else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "mlperf-audit", "version": self.tool_version},
+            "mlperf_logging": {"version": self.mlperf_logging},
+            "ruleset": self.ruleset,
+            "target": self.target.to_dict(),
+            "config": self.config.to_dict(),
+            "plugins": [plugin.to_dict() for plugin in self.plugins],
+            "findings": [finding.to_dict() for finding in self.findings],
+            "summary": self.summary,
+            "exit_code": self.exit_code,
+        }
