@@ -102,6 +102,12 @@ def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
         flags.non_finite.append(name)
         return float(name.replace("Infinity", "inf"))
 
+    def on_float(text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            flags.non_finite.append(text)
+        return value
+
     def on_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         result = dict(pairs)
         if len(result) != len(pairs):
@@ -112,7 +118,7 @@ def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
                 seen.add(name)
         return result
 
-    return json.JSONDecoder(parse_constant=on_constant, object_pairs_hook=on_object).decode
+    return json.JSONDecoder(parse_constant=on_constant, parse_float=on_float, object_pairs_hook=on_object).decode
 
 
 def _read_lines(stream: BinaryIO) -> Iterator[tuple[bytes, bool]]:
@@ -273,7 +279,7 @@ def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _I
         names = ", ".join(sorted(set(flags.non_finite)))
         sink.add(
             Code.NON_FINITE,
-            f"record holds {names}, which is not valid JSON",
+            f"record holds {names}, not a finite number (NaN and Infinity are not JSON; huge numbers overflow)",
             lineno,
             hint="A NaN or infinite value usually means the run diverged; check the value logged here.",
         )

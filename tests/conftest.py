@@ -1,0 +1,56 @@
+"""Shared fixtures: the plugin host, the CLI runner, the real v4.1 sample and the fixture packages."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit.cli import main
+from mlperf_audit.plugins import PluginHost
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = REPO / "fixtures" / "packages"
+SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v4.1-sample").resolve()
+REQUIRE_SAMPLE_ENV = "MLPERF_AUDIT_REQUIRE_SAMPLE"
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture(scope="session")
+def host() -> PluginHost:
+    return PluginHost()
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):
+    """Runs the command line in-process and returns its exit code and output."""
+
+    def run(*argv: str) -> CliResult:
+        code = main(list(argv))
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def sample() -> Path:
+    """The real published v4.1 sample; its absence fails under CI and skips elsewhere."""
+    if not SAMPLE.is_dir():
+        if os.environ.get(REQUIRE_SAMPLE_ENV):
+            pytest.fail(f"the real v4.1 sample is required here but missing: {SAMPLE}")
+        pytest.skip(f"the real v4.1 sample is not present at {SAMPLE}")
+    return SAMPLE
+
+
+@pytest.fixture(scope="session")
+def fixtures() -> Path:
+    return FIXTURES

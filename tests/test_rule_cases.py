@@ -1,0 +1,35 @@
+"""Runs every YAML rule case (tests/rule_cases/<CODE>.yaml), one test per case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit.testing import assert_case, collect_case_files, load_cases
+
+CASE_DIRS = [
+    Path(__file__).with_name("rule_cases"),
+    Path(__file__).resolve().parent.parent / "plugins" / "mlperf-audit-example" / "tests",
+]
+CASES = [case for folder in CASE_DIRS for path in collect_case_files(folder) for case in load_cases(path)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_rule_case(case, tmp_path, host):
+    if case.skip:
+        pytest.skip(case.skip)
+    assert_case(case, tmp_path, host)
+
+
+def test_every_builtin_rule_with_logic_has_cases(host):
+    """Rules that do more than relay a parser issue need their own cases file."""
+    from mlperf_audit.rule import IssueRule
+
+    covered = {path.stem for folder in CASE_DIRS for path in collect_case_files(folder)}
+    missing = [
+        rule.code
+        for rule in host.rules
+        if not issubclass(rule, IssueRule) and rule.code != "CHK001" and rule.code not in covered
+    ]
+    assert missing == []
