@@ -51,7 +51,14 @@ class PluginInfo:
 class PluginHost:
     """Loads plugins, collects their rules and formats, and exposes the hook caller."""
 
-    def __init__(self, *, disabled: Iterable[str] = (), autoload_third_party: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        disabled: Iterable[str] = (),
+        autoload_third_party: bool | None = None,
+        plugins: Iterable[tuple[str, object]] = (),
+    ) -> None:
+        """`plugins`: extra (name, plugin) pairs registered after the entry points (tests, library use)."""
         self.disabled = set(disabled)
         if ESSENTIAL in self.disabled:
             raise PluginError(f"the plugin {ESSENTIAL!r} is essential and cannot be disabled")
@@ -63,10 +70,12 @@ class PluginHost:
         self.errors: list[str] = []
         self._register(RuleRunner(), PluginInfo(ESSENTIAL, "mlperf_audit.engine", DISTRIBUTION, _version(), True))
         self._load_entry_points(autoload_third_party)
+        for name, plugin in plugins:
+            self._register(plugin, PluginInfo(name, type(plugin).__module__, "(registered in-process)", "-", False))
         try:
             self.manager.check_pending()
         except pluggy.PluginValidationError as error:
-            self.errors.append(f"plugin {error.plugin_name!r}: {error}")
+            self.errors.append(f"plugin {self.manager.get_name(error.plugin)!r}: {error}")
         self.rules: list[type[Rule]] = self._collect_rules()
         self.formats = self._collect_formats()
         if self.errors:

@@ -1,0 +1,181 @@
+"""The command line: exit codes, --fail-on, formats, the JSON contract, rules and explain."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+import pytest
+
+from mlperf_audit.config import FAIL_ON_CHOICES
+
+SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())
+
+
+def validate_report(text: str) -> dict:
+    report = json.loads(text)
+    jsonschema.validate(report, SCHEMA)
+    return report
+
+
+def test_clean_package_passes(cli, fixtures):
+    result = cli("check", str(fixtures / "clean"), "--ignore", "EXA")
+    assert result.code == 0, result.out
+    assert "0 error(s), 0 warning(s), 0 info in 58 result file(s): passed" in result.out
+    assert "results repository: 1 submitter, 1 system, 7 benchmark folders, 58 result files" in result.out
+
+
+def test_error_exits_1_and_text_report_locates_it(cli, fixtures):
+    result = cli("check", str(fixtures / "broken" / "missing-run-stop"))
+    assert result.code == 1
+    assert "Fixture / fx_8xh100 / ssd" in result.out
+    assert "Fixture/results/fx_8xh100/ssd/result_2.txt" in result.out and "EVT003" in result.out
+    assert "hint:" in result.out
+    assert result.err == ""
+
+
+@pytest.mark.parametrize(
+    "case, fail_on, code",
+    [
+        ("missing-run-stop", "error", 1),
+        ("missing-run-stop", "never", 0),
+        ("nan-accuracy", "error", 0),  # LOG009 is a warning
+        ("nan-accuracy", "warning", 1),
+        ("nan-accuracy", "info", 1),
+        ("nan-accuracy", "never", 0),
+    ],
+)
+def test_fail_on(cli, fixtures, case, fail_on, code):
+    assert cli("check", str(fixtures / "broken" / case), "--fail-on", fail_on, "--ignore", "EXA").code == code
+
+
+def test_info_findings_fail_only_with_fail_on_info(cli, fixtures):
+    target = str(fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "gnn" / "result_0.txt")
+    log = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "gnn" / "result_0.txt"
+    assert log.is_file()
+    assert cli("check", target, "--fail-on", "info").code == 0  # a lean log: no EXA001 either
+
+
+def test_json_contract(cli, fixtures):
+    result = cli("check", str(fixtures / "broken" / "missing-run-stop"), "--format", "json")
+    assert result.code == 1
+    report = validate_report(result.out)
+    assert report["schema_version"] == 1
+    assert report["tool"]["name"] == "mlperf-audit"
+    assert report["mlperf_logging"]["version"] == "4.1.68"
+    assert report["ruleset"] == "training-4.1.0"
+    assert report["target"]["kind"] == "results repository"
+    (finding,) = [f for f in report["findings"] if f["rule"] == "EVT003"]
+    assert finding == {
+        "rule": "EVT003",
+        "name": "run-stop-missing",
+        "severity": "error",
+        "message": finding["message"],
+        "path": "Fixture/results/fx_8xh100/ssd/result_2.txt",
+        "line": None,
+        "submitter": "Fixture",
+        "system": "fx_8xh100",
+        "benchmark": "ssd",
+        "hint": finding["hint"],
+    }
+    assert report["summary"]["error"] == 1
+    assert {p["name"] for p in report["plugins"]} >= {"engine", "log_syntax", "log_structure", "example"}
+
+
+def test_json_findings_carry_physical_lines(cli, fixtures):
+    result = cli("check", str(fixtures / "broken" / "malformed-json"), "--format", "json")
+    report = validate_report(result.out)
+    (finding,) = report["findings"]
+    log = fixtures / "broken" / "malformed-json" / "Fixture" / "results" / "fx_8xh100" / "ssd" / "result_0.txt"
+    lines = log.read_text().splitlines()
+    assert finding["rule"] == "LOG005"
+    assert '"key": "seed"' in lines[finding["line"] - 1]
+
+
+def test_output_file(cli, fixtures, tmp_path):
+    out = tmp_path / "report.json"
+    result = cli("check", str(fixtures / "broken" / "empty-log"), "--format", "json", "-o", str(out))
+    assert result.code == 1 and result.out == ""
+    assert validate_report(out.read_text())["findings"][0]["rule"] == "LOG002"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["check", "does/not/exist"], "no such file or folder"),
+        (["check", "{clean}", "--format", "yaml"], "unknown format 'yaml'"),
+        (["check", "{clean}", "--select", "NOPE1"], "unknown rule selector 'NOPE1'"),
+        (["check", "{clean}", "-o", "{clean}/report.txt"], "will not write inside the checked PATH"),
+        (["explain", "XYZ999"], "no rule 'XYZ999'"),
+    ],
+)
+def test_usage_errors_exit_2(cli, fixtures, argv, message):
+    argv = [arg.format(clean=fixtures / "clean") for arg in argv]
+    result = cli(*argv)
+    assert result.code == 2
+    assert message in result.err and "Traceback" not in result.err
+    assert not (fixtures / "clean" / "report.txt").exists()
+
+
+@pytest.mark.parametrize("argv", [["check"], ["check", ".", "--fail-on", "sometimes"], ["frobnicate"], []])
+def test_argparse_usage_errors_exit_2(cli, argv):
+    assert cli(*argv).code == 2
+
+
+def test_empty_folder_is_a_usage_error(cli, tmp_path):
+    result = cli("check", str(tmp_path))
+    assert result.code == 2 and "no MLPerf results here" in result.err
+
+
+def test_fail_on_choices_are_documented(cli):
+    assert set(FAIL_ON_CHOICES) == {"error", "warning", "info", "never"}
+
+
+def test_rules_lists_plugins(cli):
+    result = cli("rules")
+    assert result.code == 0
+    row = next(line for line in result.out.splitlines() if line.startswith("EXA001"))
+    assert "shell-noise" in row and "example" in row
+    assert any(line.startswith("EVT003") and "log_structure" in line for line in result.out.splitlines())
+
+
+def test_rules_json(cli):
+    rules = json.loads(cli("rules", "--json").out)
+    codes = [rule["code"] for rule in rules]
+    assert codes == sorted(codes) and len(codes) == len(set(codes))
+    exa = next(rule for rule in rules if rule["code"] == "EXA001")
+    assert exa["plugin"] == "example" and exa["severity"] == "info" and "How to fix:" in exa["doc"]
+
+
+@pytest.mark.parametrize("selector", ["EVT005", "evt005", "init-order"])
+def test_explain(cli, selector):
+    result = cli("explain", selector)
+    assert result.code == 0
+    assert result.out.startswith("EVT005 init-order")
+    for section in ("What it checks:", "Why it matters:", "Example:", "How to fix:"):
+        assert section in result.out
+
+
+def test_select_and_ignore(cli, fixtures):
+    target = str(fixtures / "demo")
+    everything = json.loads(cli("check", target, "--format", "json").out)["findings"]
+    assert {f["rule"] for f in everything} == {"EVT003", "LOG005", "LOG009"}
+    only_log = json.loads(cli("check", target, "--format", "json", "--select", "LOG").out)["findings"]
+    assert {f["rule"] for f in only_log} == {"LOG005", "LOG009"}
+    by_name = json.loads(cli("check", target, "--format", "json", "--ignore", "run-stop-missing,LOG009").out)
+    assert {f["rule"] for f in by_name["findings"]} == {"LOG005"}
+    assert by_name["config"]["ignore"] == ["run-stop-missing", "LOG009"]
+    assert by_name["config"]["sources"] == ["command line"]
+
+
+def test_formats_and_plugins_commands(cli):
+    assert {"text", "json"} <= {line.split()[0] for line in cli("formats").out.splitlines()[2:]}
+    plugins = json.loads(cli("plugins", "--json").out)
+    assert {"name": "engine", "builtin": True}.items() <= plugins[0].items()
+    assert "mlperf-logging 4.1.68" in cli("plugins").out
+
+
+def test_version(cli):
+    result = cli("--version")
+    assert result.code == 0 and result.out.startswith("mlperf-audit ")

@@ -1,0 +1,192 @@
+"""The plugin host and engine: entry points, loud failures, ad-hoc plugins, crash isolation."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Iterable
+
+import pytest
+
+from mlperf_audit import Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit.api import check
+from mlperf_audit.config import Config
+from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginError, PluginHost
+
+
+class _Rule(Rule):
+    """A test rule.
+
+    How to fix: nothing; it is a test.
+    """
+
+    code = "TST001"
+    name = "test-rule"
+    summary = "A test rule."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: object) -> Iterable[Finding]:
+        yield self.finding("seen", path=run.path)
+
+
+class RulesPlugin:
+    def __init__(self, *rules: type[Rule]) -> None:
+        self.rules = list(rules)
+
+    @hookimpl
+    def mlperf_audit_register_rules(self) -> list[type[Rule]]:
+        return self.rules
+
+
+def test_builtin_and_third_party_use_the_same_entry_point_group():
+    group = importlib.metadata.entry_points(group="mlperf_audit")
+    by_name = {ep.name: ep.dist.name for ep in group}
+    assert by_name["log_structure"] == "mlperf-audit"
+    assert by_name["example"] == "mlperf-audit-example"
+
+
+def test_example_plugin_rule_runs(fixtures, host):
+    report = check(fixtures / "clean", Config(select=("EXA001",)), host)
+    assert report.findings == ()  # lean fixture logs
+    assert host.rule("EXA001").plugin == "example"
+    assert any(p.name == "example" and not p.builtin for p in host.plugins)
+
+
+def test_adhoc_plugin_rule_gets_context(fixtures):
+    host = PluginHost(plugins=[("adhoc", RulesPlugin(_Rule))])
+    report = check(fixtures / "broken" / "empty-log", Config(select=("TST",)), host)
+    assert len(report.findings) == 5
+    assert {(f.submitter, f.system, f.benchmark) for f in report.findings} == {("Fixture", "fx_8xh100", "ssd")}
+    assert report.findings[0].hint == "nothing; it is a test."
+
+
+def test_crashing_rule_is_isolated_and_exits_2(fixtures):
+    class Crashing(_Rule):
+        """Crashes.
+
+        How to fix: nothing.
+        """
+
+        code = "TST002"
+        name = "crashing"
+
+        def check(self, run: Run, context: object) -> Iterable[Finding]:
+            raise ZeroDivisionError("boom")
+
+    host = PluginHost(plugins=[("adhoc", RulesPlugin(_Rule, Crashing))])
+    report = check(fixtures / "broken" / "empty-log", Config(select=("TST", "EVT")), host)
+    crashes = [f for f in report.findings if f.rule == "CHK001"]
+    assert len(crashes) == 5 and "TST002" in crashes[0].message and "ZeroDivisionError: boom" in crashes[0].message
+    assert sum(1 for f in report.findings if f.rule == "TST001") == 5  # the other rules still ran
+    assert report.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "attribute, value, message",
+    [
+        ("code", "T1", "is not a prefix"),
+        ("name", "Bad Name", "not kebab-case"),
+        ("summary", "", "summary must be one non-empty line"),
+        ("scope", "galaxy", "scope 'galaxy'"),
+        ("__doc__", None, "has no docstring"),
+    ],
+)
+def test_invalid_rule_is_a_plugin_error(attribute, value, message):
+    broken = type("Broken", (_Rule,), {attribute: value})
+    with pytest.raises(PluginError, match=message):
+        PluginHost(plugins=[("adhoc", RulesPlugin(broken))])
+
+
+def test_duplicate_code_is_a_plugin_error():
+    clash = type("Clash", (_Rule,), {"code": "EVT001", "name": "clash", "__doc__": _Rule.__doc__})
+    with pytest.raises(PluginError, match="EVT001 is registered twice"):
+        PluginHost(plugins=[("adhoc", RulesPlugin(clash))])
+
+
+def test_misspelled_hook_is_a_plugin_error():
+    class Typo:
+        @hookimpl
+        def mlperf_audit_register_rulez(self) -> list[type[Rule]]:
+            return []
+
+    with pytest.raises(PluginError, match="mlperf_audit_register_rulez"):
+        PluginHost(plugins=[("typo", Typo())])
+
+
+def test_unregistered_code_from_a_check_hook_is_a_plugin_error(fixtures):
+    class Rogue:
+        @hookimpl
+        def mlperf_audit_check_run(self, run: Run, context: object) -> list[Finding]:
+            return [Finding("ZZZ999", "rogue", Severity.ERROR, "?")]
+
+    with pytest.raises(PluginError, match="ZZZ999"):
+        check(fixtures / "broken" / "empty-log", Config(), PluginHost(plugins=[("rogue", Rogue())]))
+
+
+def test_modify_findings_hook(fixtures):
+    class Downgrade:
+        @hookimpl
+        def mlperf_audit_modify_findings(self, findings: list[Finding], context: object) -> None:
+            findings[:] = [dataclasses.replace(f, severity=Severity.INFO) for f in findings]
+
+    host = PluginHost(plugins=[("downgrade", Downgrade())])
+    report = check(fixtures / "broken" / "missing-run-stop", Config(), host)
+    assert [f.severity for f in report.findings] == [Severity.INFO]
+    assert report.exit_code == 0
+
+
+def test_broken_entry_point_in_process(monkeypatch):
+    broken = importlib.metadata.EntryPoint("ghost", "mlperf_audit_no_such_module", "mlperf_audit")
+    real = importlib.metadata.entry_points
+    monkeypatch.setattr(
+        importlib.metadata, "entry_points", lambda group=None: list(real(group=group)) + [broken]
+    )
+    with pytest.raises(PluginError, match="failed to load plugin 'ghost'.*ModuleNotFoundError"):
+        PluginHost()
+
+
+def _fake_distribution(site: Path, module_source: str) -> None:
+    """Installs a distribution 'mlperf-audit-broken' into `site` by writing its files by hand."""
+    info = site / "mlperf_audit_broken-1.2.3.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: mlperf-audit-broken\nVersion: 1.2.3\n")
+    (info / "entry_points.txt").write_text("[mlperf_audit]\nbroken = mlperf_audit_broken\n")
+    (site / "mlperf_audit_broken.py").write_text(textwrap.dedent(module_source))
+
+
+def _run_cli(site: Path, *argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(site), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "mlperf_audit", *argv], capture_output=True, text=True, env=environment, timeout=120
+    )
+
+
+def test_plugin_that_fails_to_import_exits_2(tmp_path, fixtures):
+    _fake_distribution(tmp_path, "raise RuntimeError('incompatible with this mlperf-audit')\n")
+    result = _run_cli(tmp_path, "check", str(fixtures / "clean"))
+    assert result.returncode == 2
+    assert "failed to load plugin 'broken'" in result.stderr
+    assert "mlperf-audit-broken 1.2.3" in result.stderr and "incompatible" in result.stderr
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_third_party_autoload_can_be_disabled(tmp_path, fixtures):
+    _fake_distribution(tmp_path, "raise RuntimeError('never imported')\n")
+    result = _run_cli(tmp_path, "rules", "--json", env={DISABLE_AUTOLOAD_ENV: "1"})
+    assert result.returncode == 0, result.stderr
+    codes = {rule["code"] for rule in json.loads(result.stdout)}
+    assert "EVT001" in codes and "EXA001" not in codes
+
+
+def test_disable_plugin(cli):
+    codes = {rule["code"][:3] for rule in json.loads(cli("--disable-plugin", "log_syntax", "rules", "--json").out)}
+    assert "LOG" not in codes and "EVT" in codes
+    result = cli("--disable-plugin", "engine", "rules")
+    assert result.code == 2 and "essential" in result.err
