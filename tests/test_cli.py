@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from importlib import resources
 
 import jsonschema
@@ -10,6 +11,7 @@ import pytest
 
 from mlperf_audit.config import FAIL_ON_CHOICES
 
+FIXTURE_LOG = Path(__file__).resolve().parent.parent / "fixtures/packages/clean/Fixture/results/fx_8xh100/ssd/result_0.txt"
 SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())
 
 
@@ -50,11 +52,14 @@ def test_fail_on(cli, fixtures, case, fail_on, code):
     assert cli("check", str(fixtures / "broken" / case), "--fail-on", fail_on, "--ignore", "EXA").code == code
 
 
-def test_info_findings_fail_only_with_fail_on_info(cli, fixtures):
-    target = str(fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "gnn" / "result_0.txt")
-    log = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "gnn" / "result_0.txt"
-    assert log.is_file()
-    assert cli("check", target, "--fail-on", "info").code == 0  # a lean log: no EXA001 either
+def test_info_findings_fail_only_with_fail_on_info(cli, tmp_path):
+    log = tmp_path / "result_0.txt"
+    log.write_text("+ trace\n+ trace\n+ trace\n" + (FIXTURE_LOG.read_text()))
+    noisy = tmp_path / "noisy.txt"
+    noisy.write_text("+ trace\n" * 1000 + FIXTURE_LOG.read_text())
+    assert cli("check", str(log), "--fail-on", "info").code == 0  # mostly MLLOG: no EXA001
+    assert cli("check", str(noisy), "--fail-on", "warning").code == 0
+    assert cli("check", str(noisy), "--fail-on", "info").code == 1  # EXA001 is an info finding
 
 
 def test_json_contract(cli, fixtures):

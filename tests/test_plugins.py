@@ -190,3 +190,65 @@ def test_disable_plugin(cli):
     assert "LOG" not in codes and "EVT" in codes
     result = cli("--disable-plugin", "engine", "rules")
     assert result.code == 2 and "essential" in result.err
+
+
+def test_every_check_hook_is_called_once_per_target(fixtures):
+    calls: list[tuple[str, str]] = []
+
+    class Recorder:
+        @hookimpl
+        def mlperf_audit_configure(self, config: Config) -> None:
+            calls.append(("configure", config.fail_on))
+
+        @hookimpl
+        def mlperf_audit_check_run(self, run: Run, context: object) -> None:
+            calls.append(("run", run.path))
+
+        @hookimpl
+        def mlperf_audit_check_benchmark(self, result: object, context: object) -> None:
+            calls.append(("benchmark", f"{result.path}:{len(result.runs)}"))
+
+        @hookimpl
+        def mlperf_audit_check_system(self, system: object, context: object) -> None:
+            calls.append(("system", system.name))
+
+        @hookimpl
+        def mlperf_audit_check_submission(self, submission: object, context: object) -> None:
+            calls.append(("submission", submission.name))
+
+        @hookimpl
+        def mlperf_audit_check_tree(self, tree: object, context: object) -> None:
+            calls.append(("tree", tree.kind.value))
+
+    host = PluginHost(plugins=[("recorder", Recorder())])
+    check(fixtures / "broken" / "empty-log", Config(fail_on="warning"), host)
+    folder = "Fixture/results/fx_8xh100/ssd"
+    assert calls == [
+        ("configure", "warning"),
+        ("system", "fx_8xh100"),
+        *[("run", f"{folder}/result_{i}.txt") for i in range(5)],
+        ("benchmark", f"{folder}:5"),
+        ("submission", "Fixture"),
+        ("tree", "results repository"),
+    ]
+
+
+def test_a_plugin_can_register_a_format(cli, fixtures):
+    from mlperf_audit.formats import Format
+
+    class Counts:
+        @hookimpl
+        def mlperf_audit_register_formats(self) -> list[Format]:
+            return [Format("counts", "one line of counts", lambda report: json.dumps(report.summary) + "\n")]
+
+    host = PluginHost(plugins=[("counts", Counts())])
+    report = check(fixtures / "broken" / "missing-run-stop", Config(), host)
+    assert host.formats["counts"].render(report) == '{"error": 1, "warning": 0, "info": 0}\n'
+    with pytest.raises(PluginError, match="format 'json' is registered twice"):
+
+        class Clash:
+            @hookimpl
+            def mlperf_audit_register_formats(self) -> list[Format]:
+                return [Format("json", "again", lambda report: "")]
+
+        PluginHost(plugins=[("clash", Clash())])

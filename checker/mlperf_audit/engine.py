@@ -101,8 +101,13 @@ class RuleCrashed(Rule):
     """A rule raised an exception while checking a target.
 
     What it checks: nothing in the package. The engine reports this finding when a rule's code
-    fails, so that one broken rule cannot hide the findings of the others; the run then exits
-    with code 2 (an internal or plugin error), whatever `--fail-on` says.
+    fails, so that one broken rule cannot hide the findings of the others.
+
+    Why it matters: a rule that crashed said nothing about its target, so the check is
+    incomplete; the run exits with code 2 (an internal or plugin error), whatever `--fail-on`
+    says, and CI cannot mistake it for a pass.
+
+    Example: `rule XYZ001 (my_plugin) crashed: KeyError: 'status' [my_rules.py:42]`.
 
     How to fix: report the message, which names the rule, its plugin and the failing line, to
     the plugin's authors. Until it is fixed, `--ignore CODE` switches the crashing rule off.

@@ -1,0 +1,69 @@
+"""The fixture packages: reproducible to the byte, clean where they say so, broken as documented."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit.api import check
+from mlperf_audit.config import Config
+
+REPO = Path(__file__).resolve().parent.parent
+BENCHMARKS = ["bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"]
+CASES = json.loads((REPO / "fixtures" / "packages" / "broken" / "cases.json").read_text())
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_regenerating_gives_the_same_bytes(tmp_path, fixtures):
+    command = [sys.executable, str(REPO / "fixtures" / "generate.py"), str(tmp_path / "packages")]
+    subprocess.run(command, check=True, capture_output=True, timeout=300)
+    assert files(tmp_path / "packages") == files(fixtures)
+
+
+def test_clean_package_has_every_benchmark_with_the_required_runs(fixtures):
+    results = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100"
+    counts = {folder.name: len(list(folder.glob("result_*.txt"))) for folder in results.iterdir()}
+    assert counts == {"bert": 10, "dlrm_dcnv2": 10, "gnn": 10, "gpt3": 3, "llama2_70b_lora": 10, "ssd": 5,
+                      "stable_diffusion": 10}
+
+
+def test_clean_package_has_no_findings(fixtures, host):
+    report = check(fixtures / "clean", Config(ignore=("EXA",)), host)
+    assert report.findings == ()
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_clean_logs_pass_the_official_compliance_checker(fixtures, benchmark):
+    log = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / benchmark / "result_0.txt"
+    result = subprocess.run(
+        [sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training", "--ruleset", "4.1.0",
+         "--log_output", "/dev/null", str(log)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_broken_case_raises_exactly_its_documented_codes(fixtures, host, case):
+    report = check(fixtures / "broken" / case, Config(ignore=("EXA",)), host)
+    assert sorted({f.rule for f in report.findings}) == sorted(CASES[case]["expect"]), CASES[case]["description"]
+
+
+def test_every_broken_case_breaks_one_file(fixtures, host):
+    for case in CASES:
+        report = check(fixtures / "broken" / case, Config(ignore=("EXA",)), host)
+        assert len({f.path for f in report.findings}) == 1, case
+
+
+def test_demo_has_findings(cli, fixtures):
+    result = cli("check", str(fixtures / "demo"), "--fail-on", "never")
+    assert result.code == 0
+    assert "2 error(s), 1 warning(s)" in result.out
