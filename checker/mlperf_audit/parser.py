@@ -218,7 +218,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
                 lineno,
                 hint="Output of several processes was interleaved; log from one rank, or flush each line.",
             )
-        payload = raw[start + len(TOKEN) :]
+        payload = raw[start + len(TOKEN) :].rstrip(b"\r\n")
         try:
             text = payload.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -239,8 +239,8 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             continue
         except ValueError as error:
             message = getattr(error, "msg", str(error))
-            column = getattr(error, "colno", None)
-            where = f" at column {start + len(TOKEN) + column}" if column else ""
+            position = getattr(error, "pos", None)
+            where = f" at column {start + len(TOKEN) + position + 1}" if position is not None else ""
             if not last_line_had_newline and _looks_cut(text):
                 sink.add(
                     Code.TRUNCATED,
@@ -277,9 +277,13 @@ def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _I
         )
     if flags.non_finite:
         names = ", ".join(sorted(set(flags.non_finite)))
+        key = record.get("key") if isinstance(record, dict) else None
+        subject = f"record of {key!r}" if isinstance(key, str) else "record"
+        overflow = not any(name in ("NaN", "Infinity", "-Infinity") for name in flags.non_finite)
+        reason = "which overflows to infinity" if overflow else "which is not a JSON number"
         sink.add(
             Code.NON_FINITE,
-            f"record holds {names}, not a finite number (NaN and Infinity are not JSON; huge numbers overflow)",
+            f"{subject} holds {names}, {reason}",
             lineno,
             hint="A NaN or infinite value usually means the run diverged; check the value logged here.",
         )

@@ -61,11 +61,17 @@ def render_text(report: Report) -> str:
         )
         lines += ["  " + line for line in table.splitlines()]
     summary = report.summary
-    verdict = {0: "passed", 1: "failed", 2: "internal error"}[report.exit_code]
+    verdict = {
+        0: f"passed (nothing at or above --fail-on {report.config.fail_on})",
+        1: f"failed (findings at or above --fail-on {report.config.fail_on})",
+        2: "internal error: a rule crashed (CHK001)",
+    }[report.exit_code]
+    if report.exit_code == 0 and report.config.fail_on == "never":
+        verdict = "exit 0 (--fail-on never)"
     lines += [
         "",
         f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info "
-        f"in {report.target.result_files} result file(s): {verdict} (fail-on: {report.config.fail_on})",
+        f"in {report.target.result_files} result file(s): {verdict}",
     ]
     return "\n".join(lines) + "\n"
 
