@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.discovery import TargetError, discover
+from mlperf_audit.discovery import discover
+from mlperf_audit.errors import TargetError
 from mlperf_audit.model import TargetKind
 
 
@@ -85,6 +86,8 @@ def test_symlink_loop_and_broken_link(cli, package):
     report = json.loads(cli("check", str(package), "--format", "json").out)
     found = {(f["rule"], f["path"].rsplit("/", 1)[-1]) for f in report["findings"]}
     assert {("PKG003", "loop_a"), ("PKG003", "loop_b"), ("PKG003", "result_9.txt"), ("PKG004", "again")} <= found
+    link = next(f for f in report["findings"] if f["path"].endswith("result_9.txt"))
+    assert (link["submitter"], link["system"], link["benchmark"]) == ("Fixture", "fx_8xh100", "ssd")
 
 
 def test_fifo_is_reported_not_opened(cli, package):

@@ -17,7 +17,8 @@ import pytest
 from mlperf_audit import Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginError, PluginHost
+from mlperf_audit.errors import PluginError
+from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
 
 
 class _Rule(Rule):

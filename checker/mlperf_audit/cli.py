@@ -18,18 +18,17 @@ from tabulate import tabulate
 
 from . import __version__
 from .api import check
-from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, ConfigError, load_config
-from .discovery import TargetError
-from .engine import SelectionError
-from .plugins import PluginError, PluginHost
+from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
+from .errors import AuditError, PluginError, TargetError
+from .plugins import PluginHost
 from .report import mlperf_logging_version
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
 
 
-class UsageError(Exception):
-    pass
+class UsageError(AuditError):
+    """The command line asks for something impossible."""
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -188,11 +187,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         host = PluginHost(disabled=args.disable_plugin)
         return COMMANDS[args.command](args, host)
-    except (TargetError, ConfigError, SelectionError, UsageError) as error:
-        print(f"mlperf-audit: error: {error}", file=sys.stderr)
-        return EXIT_ERROR
     except PluginError as error:
         print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
+        return EXIT_ERROR
+    except AuditError as error:
+        print(f"mlperf-audit: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK

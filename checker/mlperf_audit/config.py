@@ -14,16 +14,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
+from .errors import ConfigError
 from .model import Severity
 
 DEFAULT_RULESET = "training-4.1.0"
 KNOWN_RULESETS = ("training-4.1.0",)
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 KEYS = {"select", "ignore", "fail-on", "ruleset"}
-
-
-class ConfigError(Exception):
-    """Invalid configuration or usage: exit code 2."""
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import TargetError
 from .model import (
     BenchmarkFolder,
     FileEntry,
@@ -37,10 +38,6 @@ class Code:
     BROKEN_LINK = "PKG003"
     LINKED_FOLDER = "PKG004"
     SYSTEM_JSON_INVALID = "SYS001"
-
-
-class TargetError(Exception):
-    """PATH itself cannot be checked (missing, unreadable, or holds no results): exit code 2."""
 
 
 def is_result_name(name: str) -> bool:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from .config import Config
+from .errors import PluginError, SelectionError
 from .hookspecs import hookimpl
 from .model import (
     BenchmarkFolder,
@@ -36,10 +37,6 @@ if TYPE_CHECKING:
 INTERNAL_RULE = "CHK001"
 SCALING_JSON_INVALID = "PKG005"
 MAX_SCALING_JSON_BYTES = 1 << 16
-
-
-class SelectionError(Exception):
-    """A selector names no known rule: exit code 2."""
 
 
 def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]]:
@@ -218,6 +215,19 @@ def _with_context(findings: Iterable[Finding], submitter: str | None, system: st
     return result
 
 
+def _locate(tree: Tree, path: str | None) -> tuple[str | None, str | None, str | None]:
+    """The submitter, system and benchmark that a path inside the tree belongs to."""
+    if path is None:
+        return None, None, None
+    for folder in tree.benchmark_folders:
+        if path == folder.path or path.startswith(folder.path + "/"):
+            return folder.submitter, folder.system, folder.benchmark
+    for submission in tree.submissions:
+        if submission.name and (submission.path == "." or path.startswith(submission.path + "/")):
+            return submission.name, None, None
+    return None, None, None
+
+
 def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
     return [finding for result in results if result for finding in result]
 
@@ -257,12 +267,13 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
         run = parse_log(entry.fs_path, entry.path)
         runs_checked += 1
         findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))
-    findings += _flatten(hook.mlperf_audit_check_tree(tree=tree, context=context))
+    for finding in _flatten(hook.mlperf_audit_check_tree(tree=tree, context=context)):
+        findings += _with_context([finding], *_locate(tree, finding.path))
 
     known = {rule.code for rule in host.rules} | {INTERNAL_RULE}
     unknown = sorted({f.rule for f in findings} - known)
     if unknown:
-        raise host.error(f"a plugin returned findings with unregistered rule code(s): {', '.join(unknown)}")
+        raise PluginError(f"a plugin returned findings with unregistered rule code(s): {', '.join(unknown)}")
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
     return CheckOutcome(findings, runs_checked)

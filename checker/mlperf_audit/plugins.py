@@ -11,12 +11,13 @@ from __future__ import annotations
 import importlib.metadata as metadata
 import os
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 import pluggy
 
 from . import hookspecs
 from .engine import RuleRunner
+from .errors import PluginError
 from .rule import Rule, RuleDefinitionError, validate_rule_class
 
 ENTRY_POINT_GROUP = "mlperf_audit"
@@ -24,10 +25,6 @@ DISTRIBUTION = "mlperf-audit"
 #: Set to a non-empty value to load only the plugins that ship with mlperf-audit.
 DISABLE_AUTOLOAD_ENV = "MLPERF_AUDIT_DISABLE_PLUGIN_AUTOLOAD"
 ESSENTIAL = "engine"
-
-
-class PluginError(Exception):
-    """A plugin could not be loaded or misbehaved: exit code 2."""
 
 
 @dataclass(frozen=True)
@@ -85,9 +82,6 @@ class PluginHost:
     def hook(self) -> Any:
         return self.manager.hook
 
-    def error(self, message: str) -> PluginError:
-        return PluginError(message)
-
     def _register(self, plugin: object, info: PluginInfo) -> None:
         try:
             self.manager.register(plugin, name=info.name)
@@ -121,48 +115,45 @@ class PluginHost:
                 continue
             self._register(plugin, PluginInfo(entry_point.name, entry_point.value, distribution, version, builtin))
 
+    def _contributions(self, hook_name: str, what: str) -> Iterator[tuple[str, Any]]:
+        """Calls one registration hook plugin by plugin, so each item is attributed to its plugin."""
+        for impl in getattr(self.manager.hook, hook_name).get_hookimpls():
+            try:
+                contributed = list(impl.function() or ())
+            except Exception as error:  # a plugin's failure is reported with its name, not raised
+                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its {what}: "
+                                   f"{type(error).__name__}: {error}")
+                continue
+            for item in contributed:
+                yield impl.plugin_name, item
+
     def _collect_rules(self) -> list[type[Rule]]:
         rules: dict[str, type[Rule]] = {}
         names: dict[str, type[Rule]] = {}
-        for impl in self.manager.hook.mlperf_audit_register_rules.get_hookimpls():
+        for plugin, rule in self._contributions("mlperf_audit_register_rules", "rules"):
             try:
-                contributed = list(impl.function() or ())
-            except Exception as error:
-                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its rules: {type(error).__name__}: {error}")
+                validate_rule_class(rule)
+            except RuleDefinitionError as error:
+                self.errors.append(f"plugin {plugin!r}: {error}")
                 continue
-            for rule in contributed:
-                try:
-                    validate_rule_class(rule)
-                except RuleDefinitionError as error:
-                    self.errors.append(f"plugin {impl.plugin_name!r}: {error}")
-                    continue
-                if rule.code in rules and rules[rule.code] is not rule:
-                    self.errors.append(
-                        f"rule code {rule.code} is registered twice: by {rules[rule.code].plugin!r} and "
-                        f"{impl.plugin_name!r}"
-                    )
-                    continue
-                if rule.name in names and names[rule.name] is not rule:
-                    self.errors.append(f"rule name {rule.name!r} is used by {names[rule.name].code} and {rule.code}")
-                    continue
-                rule.plugin = impl.plugin_name
-                rules[rule.code] = rule
-                names[rule.name] = rule
+            if rule.code in rules and rules[rule.code] is not rule:
+                self.errors.append(f"rule code {rule.code} is registered twice: by {rules[rule.code].plugin!r} and {plugin!r}")
+                continue
+            if rule.name in names and names[rule.name] is not rule:
+                self.errors.append(f"rule name {rule.name!r} is used by {names[rule.name].code} and {rule.code}")
+                continue
+            rule.plugin = plugin
+            rules[rule.code] = rule
+            names[rule.name] = rule
         return sorted(rules.values(), key=lambda r: r.code)
 
     def _collect_formats(self) -> dict[str, Any]:
         formats: dict[str, Any] = {}
-        for impl in self.manager.hook.mlperf_audit_register_formats.get_hookimpls():
-            try:
-                contributed = list(impl.function() or ())
-            except Exception as error:
-                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its formats: {type(error).__name__}: {error}")
+        for plugin, fmt in self._contributions("mlperf_audit_register_formats", "formats"):
+            if fmt.name in formats:
+                self.errors.append(f"output format {fmt.name!r} is registered twice (again by {plugin!r})")
                 continue
-            for fmt in contributed:
-                if fmt.name in formats:
-                    self.errors.append(f"output format {fmt.name!r} is registered twice (again by {impl.plugin_name!r})")
-                    continue
-                formats[fmt.name] = fmt
+            formats[fmt.name] = fmt
         return formats
 
     def rule(self, selector: str) -> type[Rule] | None:

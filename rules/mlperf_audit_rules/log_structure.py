@@ -27,7 +27,33 @@ def _usable(run: Run) -> bool:
     return bool(run.events)
 
 
-class RunStartMissing(Rule):
+class _KeyMissing(Rule):
+    """Base: the run's log has no record of `key`."""
+
+    key: str
+    consequence: str
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        if _usable(run) and run.first(self.key) is None:
+            yield self.finding(f"no {self.key} record: {self.consequence}", path=run.path)
+
+
+class _KeyRepeated(Rule):
+    """Base: the run's log has more than one record of `key`; time-to-train uses the first."""
+
+    key: str
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        events = run.all(self.key)
+        if len(events) > 1:
+            yield self.finding(
+                f"{len(events)} {self.key} records (lines {_lines(events)}); time-to-train uses the first",
+                path=run.path,
+                line=events[1].line,
+            )
+
+
+class RunStartMissing(_KeyMissing):
     """The log has no `run_start` record.
 
     What it checks: that the run logs `run_start`, the moment the timed part of training begins.
@@ -45,13 +71,11 @@ class RunStartMissing(Rule):
     summary = "The log has no run_start."
     severity = Severity.ERROR
     scope = "run"
-
-    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
-        if _usable(run) and run.first("run_start") is None:
-            yield self.finding("no run_start record: the run has no time-to-train", path=run.path)
+    key = "run_start"
+    consequence = "the run has no time-to-train"
 
 
-class RunStartRepeated(Rule):
+class RunStartRepeated(_KeyRepeated):
     """The log has more than one `run_start` record.
 
     What it checks: that `run_start` is logged once.
@@ -70,18 +94,10 @@ class RunStartRepeated(Rule):
     summary = "The log has more than one run_start."
     severity = Severity.WARNING
     scope = "run"
-
-    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
-        starts = run.all("run_start")
-        if len(starts) > 1:
-            yield self.finding(
-                f"{len(starts)} run_start records (lines {_lines(starts)}); time-to-train uses the first",
-                path=run.path,
-                line=starts[1].line,
-            )
+    key = "run_start"
 
 
-class RunStopMissing(Rule):
+class RunStopMissing(_KeyMissing):
     """The log has no `run_stop` record.
 
     What it checks: that the run logs `run_stop`, the moment the timed part of training ends.
@@ -100,13 +116,11 @@ class RunStopMissing(Rule):
     summary = "The log has no run_stop."
     severity = Severity.ERROR
     scope = "run"
-
-    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
-        if _usable(run) and run.first("run_stop") is None:
-            yield self.finding("no run_stop record: the run never ended", path=run.path)
+    key = "run_stop"
+    consequence = "the run never ended"
 
 
-class RunStopRepeated(Rule):
+class RunStopRepeated(_KeyRepeated):
     """The log has more than one `run_stop` record.
 
     What it checks: that `run_stop` is logged once.
@@ -124,15 +138,7 @@ class RunStopRepeated(Rule):
     summary = "The log has more than one run_stop."
     severity = Severity.WARNING
     scope = "run"
-
-    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
-        stops = run.all("run_stop")
-        if len(stops) > 1:
-            yield self.finding(
-                f"{len(stops)} run_stop records (lines {_lines(stops)}); time-to-train uses the first",
-                path=run.path,
-                line=stops[1].line,
-            )
+    key = "run_stop"
 
 
 class InitOrder(Rule):
