@@ -35,7 +35,7 @@ def test_dot_file_wins_and_cli_beats_file(cli, tree, tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
     (work / "pyproject.toml").write_text('[tool.mlperf-audit]\nignore = ["LOG"]\n')
-    (work / ".mlperf-audit.toml").write_text('ignore = ["EVT"]\n')
+    (work / ".mlperf-audit.toml").write_text('ignore = ["EVT", "CMP"]\n')
     monkeypatch.chdir(work)
     assert findings(cli("check", str(tree), "--format", "json")) == {"LOG005", "LOG009"}
     assert findings(cli("check", str(tree), "--format", "json", "--ignore", "LOG009")) == {"EVT003", "LOG005"}
@@ -59,7 +59,7 @@ def test_config_inside_the_tree_is_not_obeyed(cli, tree, monkeypatch):
 
 
 def test_trusted_tree_config_is_obeyed(cli, tree, monkeypatch):
-    (tree / ".mlperf-audit.toml").write_text('ignore = ["LOG", "EVT"]\n')
+    (tree / ".mlperf-audit.toml").write_text('ignore = ["LOG", "EVT", "CMP"]\n')
     monkeypatch.chdir(tree)
     result = cli("check", ".", "--format", "json", "--trust-tree-config")
     assert findings(result) == set() and result.code == 0
@@ -76,7 +76,7 @@ def test_explicit_config_inside_the_tree_is_refused(cli, tree):
     [
         ("selekt = ['LOG']\n", "unknown setting(s) selekt"),
         ("fail-on = 'sometimes'\n", "fail-on must be one of"),
-        ("ruleset = 'training-9.9.9'\n", "unknown ruleset"),
+        ("ruleset = 'training-9.9.9'\n", "unsupported ruleset"),
         ("select = 3\n", "must be a list"),
         ("select = [\n", "not valid TOML"),
     ],

@@ -63,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help="skip these rule codes, prefixes or names (comma-separated; repeatable)")
     check_cmd.add_argument("--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 "
                            "(default: error)")
-    check_cmd.add_argument("--ruleset", choices=KNOWN_RULESETS, help="rules to apply (default: training-4.1.0)")
+    check_cmd.add_argument("--ruleset", metavar="RULESET",
+                           help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
     check_cmd.add_argument("--trust-tree-config", action="store_true",

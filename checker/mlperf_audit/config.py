@@ -17,8 +17,10 @@ from typing import Any, Iterable
 from .errors import ConfigError
 from .model import Severity
 
-DEFAULT_RULESET = "training-4.1.0"
-KNOWN_RULESETS = ("training-4.1.0",)
+from . import rulesets
+
+DEFAULT_RULESET = rulesets.DEFAULT
+KNOWN_RULESETS = rulesets.SUPPORTED
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 KEYS = {"select", "ignore", "fail-on", "ruleset"}
 
@@ -116,7 +118,7 @@ def _fail_on(value: Any, where: Path | str) -> str:
 
 def _ruleset(value: Any, where: Path | str) -> str:
     if value not in KNOWN_RULESETS:
-        raise ConfigError(f"{where}: unknown ruleset {value!r}; known: {', '.join(KNOWN_RULESETS)}")
+        raise ConfigError(f"{where}: unsupported ruleset {value!r}; supported: {', '.join(KNOWN_RULESETS)}")
     return str(value)
 
 

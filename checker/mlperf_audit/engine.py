@@ -64,6 +64,16 @@ class CheckContext:
     config: Config
     tree: Tree
     rules: dict[Scope, list[Rule]] = field(default_factory=dict)
+    _memo_target: Any = field(default=None, repr=False)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def memo(self, target: Any, name: str, compute: Any) -> Any:
+        """Computes `name` once per target and shares it between rules; only the latest target is kept."""
+        if self._memo_target is not target:
+            self._memo_target, self._memo = target, {}
+        if name not in self._memo:
+            self._memo[name] = compute()
+        return self._memo[name]
 
     @property
     def ruleset(self) -> str:
@@ -71,12 +81,38 @@ class CheckContext:
 
     def run_rules(self, scope: Scope, target: Any) -> list[Finding]:
         findings: list[Finding] = []
+        covers: dict[str, frozenset[str]] = {}
         for rule in self.rules.get(scope, ()):
+            if rule.covers:
+                covers[rule.code] = rule.covers
             try:
                 findings.extend(rule.check(target, self))
             except Exception as error:  # a rule's bug must not hide the other rules' findings
                 findings.append(_crash_finding(rule, target, error))
+        return _merge_covered(findings, covers) if covers else findings
+
+
+def _merge_covered(findings: list[Finding], covers: dict[str, frozenset[str]]) -> list[Finding]:
+    """Drops findings that another finding at the same place covers, naming them in its message."""
+    covering: dict[tuple[str | None, int | None], list[int]] = {}
+    for index, finding in enumerate(findings):
+        if finding.rule in covers:
+            covering.setdefault((finding.path, finding.line), []).append(index)
+    if not covering:
         return findings
+    merged: dict[int, list[str]] = {}
+    kept: list[Finding | None] = list(findings)
+    for index, finding in enumerate(findings):
+        for cover in covering.get((finding.path, finding.line), ()):
+            # a covering finding never hides a more severe one
+            if finding.rule in covers[findings[cover].rule] and findings[cover].severity.rank >= finding.severity.rank:
+                merged.setdefault(cover, []).append(finding.rule)
+                kept[index] = None
+                break
+    for index, codes in merged.items():
+        finding = findings[index]
+        kept[index] = dataclasses.replace(finding, message=f"{finding.message} (official check: {', '.join(sorted(set(codes)))})")
+    return [finding for finding in kept if finding is not None]
 
 
 def _crash_finding(rule: Rule, target: Any, error: Exception) -> Finding:

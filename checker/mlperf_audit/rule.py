@@ -40,6 +40,11 @@ class Rule:
     rulesets: ClassVar[frozenset[str] | None] = None
     #: Default fix hint, used when a finding gives none; defaults to the doc's "How to fix:" paragraph.
     hint: ClassVar[str | None] = None
+    #: True when an error of this rule makes the run non-compliant (olympic scoring tolerates one such run).
+    fails_run: ClassVar[bool] = False
+    #: Codes of findings that a finding of this rule replaces when both point at the same place
+    #: (for example a clearer rule that reports what an official compliance check also reports).
+    covers: ClassVar[frozenset[str]] = frozenset()
     #: Set by the plugin host: the plugin that registered the rule.
     plugin: ClassVar[str] = ""
 

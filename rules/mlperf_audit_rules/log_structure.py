@@ -12,6 +12,7 @@ from typing import Iterable
 
 from mlperf_audit import Finding, LogEvent, Rule, Run, Severity, hookimpl
 from mlperf_audit.engine import CheckContext
+from mlperf_audit_rules.compliance import official_codes
 
 TRAINING_EVENTS = ("block_start", "epoch_start")
 
@@ -71,6 +72,8 @@ class RunStartMissing(_KeyMissing):
     summary = "The log has no run_start."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:run_start:REQ')
+    fails_run = True
     key = "run_start"
     consequence = "the run has no time-to-train"
 
@@ -94,6 +97,7 @@ class RunStartRepeated(_KeyRepeated):
     summary = "The log has more than one run_start."
     severity = Severity.WARNING
     scope = "run"
+    covers = official_codes('common:run_start:REPEATED')
     key = "run_start"
 
 
@@ -116,6 +120,8 @@ class RunStopMissing(_KeyMissing):
     summary = "The log has no run_stop."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:run_stop:REQ')
+    fails_run = True
     key = "run_stop"
     consequence = "the run never ended"
 
@@ -138,6 +144,7 @@ class RunStopRepeated(_KeyRepeated):
     summary = "The log has more than one run_stop."
     severity = Severity.WARNING
     scope = "run"
+    covers = official_codes('common:run_stop:REPEATED')
     key = "run_stop"
 
 
@@ -163,6 +170,8 @@ class InitOrder(Rule):
     summary = "init_start, init_stop and run_start are missing or out of order."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:init_start:REQ', 'common:init_stop:REQ', 'common:init_stop:REPEATED', 'common:run_start:CHECK', 'common:init_start:CHECK')
+    fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         if not _usable(run):
@@ -225,6 +234,8 @@ class RunStopStatusMissing(Rule):
     summary = "run_stop has no status."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:run_stop:CHECK')
+    fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         stop = run.first("run_stop")
@@ -252,6 +263,7 @@ class RunNotSuccessful(Rule):
     summary = "run_stop's status is not success."
     severity = Severity.ERROR
     scope = "run"
+    fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         stop = run.first("run_stop")
@@ -284,6 +296,8 @@ class RunStopBeforeStart(Rule):
     summary = "run_stop precedes run_start (negative time-to-train)."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:run_stop:CHECK')
+    fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         start, stop = run.first("run_start"), run.first("run_stop")
@@ -323,6 +337,8 @@ class TrainingBeforeRunStart(Rule):
     summary = "Training is logged before run_start."
     severity = Severity.ERROR
     scope = "run"
+    covers = official_codes('common:block_start:CHECK')
+    fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         start = run.first("run_start")

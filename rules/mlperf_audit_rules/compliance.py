@@ -1,0 +1,683 @@
+"""CMP: the official per-run compliance rules, read from the installed mlperf-logging.
+
+The rule files (`compliance_checker/training_X.Y.Z/*.yaml`) are trusted code from a pinned
+dependency: their `CHECK`, `PRE`, `POST` and `BEGIN` fields are Python. This module compiles each
+expression once and runs them with the official semantics (`mlp_compliance.configured_checks`):
+configs chained from `common.yaml` through `enqueue_config`, a fresh state `s` per config, lines
+in file order, `submission_*` keys checked on their first occurrence only, a later config's KEY
+record replacing the earlier configs' messages about that key, and the requirement counts
+(`EXACTLY_ONE`, `AT_LEAST_ONE`, `AT_LEAST(n)`, `AT_LEAST_ONE_OR(...)`) checked at the end.
+
+Each check family -- a config, a key and a kind of check -- has a stable rule code, kept in
+`data/compliance_codes.json` (append-only; `python -m mlperf_audit_rules.compliance --update`
+adds new families and rewrites `docs/compliance-rules.md`). Where the official rule data is
+defective, the finding says so instead of failing the run (see `KNOWN_DEFECTS`), and where the
+official checker would crash, a finding explains why.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+
+from mlperf_audit import Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit.engine import CheckContext
+
+CODES_FILE = "data/compliance_codes.json"
+KINDS = ("REQ", "REPEATED", "CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK", "ALTERNATIVES", "CODE", "BEGIN", "END",
+         "MISSING", "DEFECT")
+
+#: Official rule data that contradicts the rules it implements: (round, config) -> what the rules intend.
+KNOWN_DEFECTS = {
+    ("4.0.0", "open_gpt3"): "open_gpt3.yaml is a verbatim copy of closed_gpt3.yaml, so the official checker holds "
+    "open gpt3 runs to the closed hyperparameters; the open division allows any hyperparameters, so only the "
+    "quality target is enforced here",
+    ("4.1.0", "open_gpt3"): "open_gpt3.yaml is a verbatim copy of closed_gpt3.yaml, so the official checker holds "
+    "open gpt3 runs to the closed hyperparameters; the open division allows any hyperparameters, so only the "
+    "quality target is enforced here",
+}
+#: Keys of a defective config that keep their official verdict (the quality target).
+DEFECT_KEEPS = {"eval_accuracy"}
+
+
+# ----------------------------------------------------------------------------------------------
+# The official interface seen by the YAML expressions.
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LogLine:
+    """What the YAML expressions call `ll` (official `mlp_parser.LogLine`); `lineno` is physical."""
+
+    full_string: str
+    timestamp: float
+    key: str
+    value: dict[str, Any]
+    lineno: int
+
+
+def is_integer(value: float) -> bool:
+    return abs(round(value) - value) < 0.00001
+
+
+@dataclass(frozen=True)
+class Family:
+    config: str  # e.g. "closed_bert"
+    key: str  # an MLLOG key, a '|'-joined group, or '*'
+    kind: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.config}:{self.key}:{self.kind}"
+
+
+@dataclass
+class KeyRecord:
+    name: str
+    req: str | None
+    pre: Any = None
+    checks: list[tuple[str, Any]] = field(default_factory=list)
+    post: Any = None
+    first_checks: list[tuple[str, Any]] = field(default_factory=list)
+    at_least_one: tuple[str, Any] | None = None
+
+
+@dataclass
+class ConfigFile:
+    name: str
+    path: Path
+    begin: Any
+    end_pre: Any
+    end_checks: list[tuple[str, Any]]
+    keys: dict[str, KeyRecord]
+
+
+@cache
+def _compile(source: str, mode: str) -> Any:
+    return compile(source.strip(), "<mlperf-logging rule>", mode)
+
+
+def _expressions(value: Any) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else [str(item) for item in value]
+
+
+@cache
+def load_config(version: str, name: str) -> ConfigFile | None:
+    path = rulesets.get(f"{rulesets.USAGE}-{version}").compliance_dir / f"{name}.yaml"
+    if not path.is_file():
+        return None
+    records = yaml.load(path.read_text(), Loader=yaml.BaseLoader) or []
+    begin = end_pre = None
+    end_checks: list[tuple[str, Any]] = []
+    keys: dict[str, KeyRecord] = {}
+    for record in records:
+        (kind, body), = record.items()
+        if kind == "BEGIN":
+            begin = _compile(body["CODE"], "exec")
+        elif kind == "END":
+            end_pre = _compile(body["PRE"], "exec") if "PRE" in body else None
+            end_checks = [(e, _compile(e, "eval")) for e in _expressions(body.get("CHECK"))]
+        elif kind == "KEY":
+            keys[body["NAME"]] = KeyRecord(
+                name=body["NAME"],
+                req=body.get("REQ"),
+                pre=_compile(body["PRE"], "exec") if "PRE" in body else None,
+                checks=[(e, _compile(e, "eval")) for e in _expressions(body.get("CHECK"))],
+                post=_compile(body["POST"], "exec") if "POST" in body else None,
+                first_checks=[(e, _compile(e, "eval")) for e in _expressions(body.get("FIRST_CHECK"))],
+                at_least_one=(body["ATLEAST_ONE_CHECK"], _compile(body["ATLEAST_ONE_CHECK"], "eval"))
+                if "ATLEAST_ONE_CHECK" in body else None,
+            )
+    return ConfigFile(name, path, begin, end_pre, end_checks, keys)
+
+
+def _alternatives(req: str) -> list[str]:
+    return [part.strip() for part in req[len("AT_LEAST_ONE_OR("):-1].split(",")]
+
+
+# ----------------------------------------------------------------------------------------------
+# The interpreter.
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Message:
+    family: Family
+    text: str
+    line: int | None = None
+    hint: str | None = None
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, float) or math.isfinite(value) else repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+class _Interpreter:
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self.dir = f"{rulesets.USAGE}_{version}"
+        self.keyed: dict[str, list[Message]] = defaultdict(list)
+        self.unkeyed: list[Message] = []
+        self.warnings: list[Message] = []
+        self.queue: list[str] = []
+
+    def enqueue(self, relative: str) -> None:
+        self.queue.append(str(relative))
+
+    def run(self, loglines: list[LogLine]) -> list[Message]:
+        self.queue.append(f"{self.dir}/common.yaml")
+        while self.queue:
+            relative = self.queue.pop(0)
+            folder, _, filename = relative.rpartition("/")
+            name = filename[:-len(".yaml")] if filename.endswith(".yaml") else filename
+            config = load_config(self.version, name) if folder == self.dir else None
+            if config is None:
+                self.unkeyed.append(Message(
+                    Family(name, "*", "MISSING"),
+                    f"the official rules of {self.dir} have no {filename} for this log (the official checker "
+                    "crashes here)",
+                    hint="The log names a benchmark or division this round has no rules for; check "
+                    "submission_benchmark and submission_division.",
+                ))
+                continue
+            self.run_config(config, loglines)
+        return self.warnings + [m for messages in self.keyed.values() for m in messages] + self.unkeyed
+
+    def run_config(self, config: ConfigFile, loglines: list[LogLine]) -> None:
+        s: dict[str, Any] = {}
+        state: dict[str, Any] = {"enqueue_config": self.enqueue, "s": s, "is_integer": is_integer, "math": math}
+        defect = KNOWN_DEFECTS.get((self.version, config.name))
+        if config.begin is not None:
+            try:
+                exec(config.begin, state, {"loglines": loglines, "s": s, "state": state})
+            except Exception as error:  # the official checker crashes here
+                self.unkeyed.append(Message(
+                    Family(config.name, "*", "BEGIN"),
+                    f"the BEGIN block of {config.name}.yaml fails on this log ({_error_text(error)}); the official "
+                    "checker crashes here",
+                    hint="A record this block reads lacks a field it needs (for example an eval_accuracy with a "
+                    "'metric' but no 'samples_count').",
+                ))
+        for key in config.keys:
+            self.keyed.pop(key, None)  # a later config's KEY record replaces earlier verdicts on that key
+        reported: dict[str, list[Any]] = {key: [] for key in config.keys}
+        lines_of: dict[str, list[int]] = {key: [] for key in config.keys}
+        executed: set[str] = set()
+        first_seen: set[str] = set()
+        satisfied: dict[str, int] = {}
+        best: dict[str, LogLine] = {}
+        for ll in loglines:
+            record = config.keys.get(ll.key)
+            if record is None:
+                continue
+            reported[ll.key].append(ll.value.get("value"))
+            if ll.lineno > 0:
+                lines_of[ll.key].append(ll.lineno)
+            local = {"ll": ll, "v": ll.value}
+            if ll.key not in executed:
+                self._exec(record.pre, state, local, config, ll, "PRE")
+                for source, code in record.checks:
+                    self._check(source, code, state, local, config, ll, "CHECK", defect)
+                self._exec(record.post, state, local, config, ll, "POST")
+            if record.first_checks and ll.key not in first_seen:
+                first_seen.add(ll.key)
+                for source, code in record.first_checks:
+                    self._check(source, code, state, local, config, ll, "FIRST_CHECK", defect)
+            if record.at_least_one is not None:
+                satisfied.setdefault(ll.key, 0)
+                best.setdefault(ll.key, ll)
+                try:
+                    if eval(record.at_least_one[1], state, local):
+                        satisfied[ll.key] += 1
+                        best[ll.key] = ll
+                except Exception as error:  # the official checker crashes here
+                    self._add(Message(
+                        Family(config.name, ll.key, "ATLEAST_ONE_CHECK"),
+                        f"the check `{record.at_least_one[0].strip()}` raises {_error_text(error)} on this "
+                        f"{ll.key!r} record (the official checker crashes here)",
+                        ll.lineno if ll.lineno > 0 else None,
+                    ), None)
+            if "submission_" in ll.key:
+                executed.add(ll.key)
+        for key, count in satisfied.items():
+            if count == 0:
+                source = config.keys[key].at_least_one[0].strip()  # type: ignore[index]
+                values = [v for v in reported[key] if v is not None]
+                shown = ", ".join(_show(v) for v in values[-3:])
+                self._add(Message(
+                    Family(config.name, key, "ATLEAST_ONE_CHECK"),
+                    f"no {key!r} record satisfies `{source}` ({len(values)} logged"
+                    + (f"; the last: {shown})" if values else ")"),
+                    None,
+                ), None if key in DEFECT_KEEPS else defect)
+        self._requirements(config, reported, lines_of, defect)
+        if config.end_pre is not None or config.end_checks:
+            self._end(config, state)
+
+    def _add(self, message: Message, defect: str | None, keyed: str | None = None) -> None:
+        if defect is not None and message.family.key not in DEFECT_KEEPS:
+            message = Message(
+                Family(message.family.config, "*", "DEFECT"),
+                f"the official checker fails this, but {defect}: {message.text}",
+                message.line,
+            )
+            self.warnings.append(message)
+        elif message.family.kind == "REPEATED":
+            self.warnings.append(message)
+        elif keyed is not None:
+            self.keyed[keyed].append(message)
+        else:
+            self.unkeyed.append(message)
+
+    def _exec(self, code: Any, state: dict[str, Any], local: dict[str, Any], config: ConfigFile, ll: LogLine,
+              action: str) -> None:
+        if code is None:
+            return
+        try:
+            exec(code, state, local)
+        except Exception as error:
+            self._add(Message(
+                Family(config.name, ll.key, "CODE"),
+                f"the {action} code of {config.name}.yaml fails on this {ll.key!r} record ({_error_text(error)})",
+                ll.lineno if ll.lineno > 0 else None,
+                hint=f"Log {ll.key!r} with the value and metadata that the reference implementation logs.",
+            ), None, keyed=ll.key)
+
+    def _check(self, source: str, code: Any, state: dict[str, Any], local: dict[str, Any], config: ConfigFile,
+               ll: LogLine, kind: str, defect: str | None) -> None:
+        try:
+            passed = eval(code, state, local)
+            problem = "fails"
+        except Exception as error:
+            passed, problem = False, f"cannot be evaluated ({_error_text(error)})"
+        if passed:
+            return
+        value = ll.value.get("value")
+        if kind == "CHECK" and omits_allowed_benchmark(self.version, config, ll.key, value):
+            self.warnings.append(Message(
+                Family(config.name, "*", "DEFECT"),
+                f"the official checker rejects submission_benchmark {value!r} here, but {value!r} is a benchmark of "
+                f"this round and {config.name.split('_')[0]}_{value}.yaml exists: {config.name}.yaml's list of "
+                "benchmarks is stale, so the rules' intent (accept it) is applied",
+                ll.lineno if ll.lineno > 0 else None,
+            ))
+            return
+        text = f"{ll.key} = {_show(value)} {problem} the official check `{source.strip()}`"
+        metadata = {k: v for k, v in (ll.value.get("metadata") or {}).items() if k not in ("file", "lineno")}
+        if "metadata" in source and metadata:
+            text += f" (metadata: {_show(metadata)})"
+        self._add(Message(Family(config.name, ll.key, kind), text, ll.lineno if ll.lineno > 0 else None),
+                  defect, keyed=ll.key)
+
+    def _requirements(self, config: ConfigFile, reported: dict[str, list[Any]], lines_of: dict[str, list[int]],
+                      defect: str | None) -> None:
+        groups: set[tuple[str, ...]] = set()
+        for key, record in config.keys.items():
+            req, values, lines = record.req, reported[key], lines_of[key]
+            if req is None or req == "OPTIONAL":
+                continue
+            where = f" (lines {', '.join(map(str, lines[:5]))}{'...' if len(lines) > 5 else ''})" if lines else ""
+            if req == "EXACTLY_ONE" and len(values) != 1:
+                if values and all(v == values[0] for v in values):
+                    self._add(Message(
+                        Family(config.name, key, "REPEATED"),
+                        f"{key!r} is logged {len(values)} times with the same value{where}; exactly one is "
+                        "required (the official checker only warns)",
+                        lines[1] if len(lines) > 1 else None,
+                    ), None)
+                else:
+                    detail = (f" with different values: {', '.join(sorted({_show(v) for v in values}))}"
+                              if values else "")
+                    self._add(Message(
+                        Family(config.name, key, "REQ"),
+                        f"exactly one {key!r} record is required, found {len(values)}{detail}{where}",
+                        lines[1] if len(lines) > 1 else None,
+                    ), defect, keyed=key)
+            elif req == "AT_LEAST_ONE" and not values:
+                self._add(Message(Family(config.name, key, "REQ"), f"at least one {key!r} record is required, "
+                                  "found none"), defect, keyed=key)
+            elif req.startswith("AT_LEAST(") and len(values) < int(req[len("AT_LEAST("):-1]):
+                self._add(Message(Family(config.name, key, "REQ"), f"at least {req[len('AT_LEAST('):-1]} {key!r} "
+                                  f"records are required, found {len(values)}{where}"), defect, keyed=key)
+            elif req.startswith("AT_LEAST_ONE_OR("):
+                groups.add(tuple(sorted({key, *_alternatives(req)})))
+        for group in sorted(groups):
+            if not any(reported.get(k) for k in group):
+                self._add(Message(Family(config.name, "|".join(group), "ALTERNATIVES"),
+                                  f"at least one record of {' or '.join(repr(k) for k in group)} is required, "
+                                  "found none"), defect)
+
+    def _end(self, config: ConfigFile, state: dict[str, Any]) -> None:
+        try:
+            if config.end_pre is not None:
+                exec(config.end_pre, state)
+            for source, code in config.end_checks:
+                if not eval(code, state):
+                    self._add(Message(Family(config.name, "*", "END"), f"the END check `{source.strip()}` fails"),
+                              None)
+        except Exception as error:
+            self._add(Message(Family(config.name, "*", "END"), f"the END block fails ({_error_text(error)})"), None)
+
+
+def omits_allowed_benchmark(version: str, config: ConfigFile, key: str, value: Any) -> bool:
+    """A division's allow-list rejects a benchmark that the round allows and has rules for (stale data)."""
+    if key != "submission_benchmark" or not config.name.endswith("_common") or not isinstance(value, str):
+        return False
+    round_ = rulesets.get(f"{rulesets.USAGE}-{version}")
+    division = config.name[: -len("_common")]
+    return value in round_.benchmarks and (round_.compliance_dir / f"{division}_{value}.yaml").is_file()
+
+
+def _stale_allow_list(version: str, config: ConfigFile) -> bool:
+    record = config.keys.get("submission_benchmark")
+    if record is None or not record.checks:
+        return False
+    for benchmark in rulesets.get(f"{rulesets.USAGE}-{version}").benchmarks:
+        line = LogLine("", 0.0, "submission_benchmark", {"value": benchmark, "metadata": {}}, 0)
+        state = {"s": {}, "is_integer": is_integer, "math": math, "enqueue_config": lambda path: None}
+        if not all(eval(code, state, {"ll": line, "v": line.value}) for _, code in record.checks):
+            if omits_allowed_benchmark(version, config, "submission_benchmark", benchmark):
+                return True
+    return False
+
+
+def interpret(run: Run, version: str) -> list[Message]:
+    """The surviving official messages for one run, as the official checker would leave them."""
+    loglines = [
+        LogLine("", e.time_ms, e.key, {"value": e.value, "metadata": dict(e.metadata)}, e.line) for e in run.events
+    ]
+    if not loglines:
+        return []  # the log-syntax rules report a file without records
+    return _Interpreter(version).run(loglines)
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule codes: one per family, kept in an append-only table.
+# ----------------------------------------------------------------------------------------------
+
+
+def _codes_path() -> Path:
+    return Path(str(resources.files("mlperf_audit_rules"))) / CODES_FILE
+
+
+@cache
+def code_table() -> dict[str, Family]:
+    data = json.loads(_codes_path().read_text())
+    return {code: Family(**family) for code, family in data.items()}
+
+
+@cache
+def _code_of() -> dict[str, str]:
+    return {family.id: code for code, family in code_table().items()}
+
+
+FALLBACK_CODE = "CMP999"
+
+
+def official_codes(*family_ids: str) -> frozenset[str]:
+    """The codes of the given families ("config:key:kind"), for rules that cover official checks."""
+    table = _code_of()
+    return frozenset(table[family] for family in family_ids if family in table)
+
+
+def families_of_round(version: str) -> dict[Family, list[str]]:
+    """Every family the round's rule files can produce, with the expressions behind it."""
+    found: dict[Family, list[str]] = {}
+    round_ = rulesets.get(f"{rulesets.USAGE}-{version}")
+    names = sorted(p.stem for p in round_.compliance_dir.glob("*.yaml"))
+    for name in names:
+        config = load_config(version, name)
+        assert config is not None
+        if config.begin is not None:
+            found[Family(name, "*", "BEGIN")] = []
+        if config.end_pre is not None or config.end_checks:
+            found[Family(name, "*", "END")] = [source for source, _ in config.end_checks]
+        if (version, name) in KNOWN_DEFECTS:
+            found[Family(name, "*", "DEFECT")] = [KNOWN_DEFECTS[(version, name)]]
+        elif _stale_allow_list(version, config):
+            found[Family(name, "*", "DEFECT")] = ["the submission_benchmark list omits a benchmark of this round"]
+        for key, record in config.keys.items():
+            if record.req and record.req not in ("OPTIONAL",):
+                if record.req.startswith("AT_LEAST_ONE_OR("):
+                    group = "|".join(sorted({key, *_alternatives(record.req)}))
+                    found[Family(name, group, "ALTERNATIVES")] = [record.req]
+                else:
+                    found[Family(name, key, "REQ")] = [record.req]
+                if record.req == "EXACTLY_ONE":
+                    found[Family(name, key, "REPEATED")] = [record.req]
+            if record.checks:
+                found[Family(name, key, "CHECK")] = [source.strip() for source, _ in record.checks]
+            if record.first_checks:
+                found[Family(name, key, "FIRST_CHECK")] = [source.strip() for source, _ in record.first_checks]
+            if record.at_least_one:
+                found[Family(name, key, "ATLEAST_ONE_CHECK")] = [record.at_least_one[0].strip()]
+            if record.pre is not None or record.post is not None:
+                found[Family(name, key, "CODE")] = []
+    for name in names:
+        record = load_config(version, name).keys.get("submission_benchmark")  # type: ignore[union-attr]
+        if not name.endswith("_common") or record is None:
+            continue
+        division = name[: -len("_common")]
+        listed = {b for source, _ in record.checks for b in re.findall(r"'(\w+)'", source)}
+        for benchmark in sorted(listed | set(round_.benchmarks)):
+            if not (round_.compliance_dir / f"{division}_{benchmark}.yaml").is_file():
+                found[Family(f"{division}_{benchmark}", "*", "MISSING")] = []
+    return found
+
+
+def all_families() -> dict[Family, dict[str, list[str]]]:
+    """family -> {version: expressions} over every supported round."""
+    result: dict[Family, dict[str, list[str]]] = {}
+    for name in rulesets.SUPPORTED:
+        version = name.split("-", 1)[1]
+        for family, expressions in families_of_round(version).items():
+            result.setdefault(family, {})[version] = expressions
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Rule classes, made from the table.
+# ----------------------------------------------------------------------------------------------
+
+_KIND_TEXT = {
+    "REQ": ("a required number of {key!r} records is missing or exceeded",
+            "the log holds the number of {key!r} records the rule requires"),
+    "REPEATED": ("{key!r} is logged several times with the same value where exactly one is required",
+                 "{key!r} is logged once (the official checker only warns when the repeats are identical)"),
+    "CHECK": ("a {key!r} record fails the official check", "every {key!r} record satisfies the official check"),
+    "FIRST_CHECK": ("the first {key!r} record fails the official check",
+                    "the first {key!r} record satisfies the official check"),
+    "ATLEAST_ONE_CHECK": ("no {key!r} record satisfies the official check",
+                          "at least one {key!r} record satisfies the official check"),
+    "ALTERNATIVES": ("none of {key} is logged", "at least one of {key} is logged"),
+    "CODE": ("the official PRE or POST code for {key!r} fails on the log",
+             "the official PRE/POST code of the {key!r} record runs without error"),
+    "BEGIN": ("the official BEGIN block fails on the log", "the config's BEGIN block runs on the log"),
+    "END": ("the official END check fails", "the config's END checks pass"),
+    "MISSING": ("the round has no official rule file for this division and benchmark",
+                "the round ships a rule file for the log's division and benchmark"),
+    "DEFECT": ("the official rule data is defective here; the rules' intent is applied",
+               "nothing the submitter must fix: the official rule data is defective here"),
+}
+_FIXES = {
+    "REQ": "Log {key!r} through mllog exactly as often as the rule requires, as the reference implementation does.",
+    "REPEATED": "Log {key!r} once, from one rank.",
+    "CHECK": "Log a value (and metadata) of {key!r} that satisfies the check; in the closed division the rules fix "
+             "these hyperparameters.",
+    "FIRST_CHECK": "Make the first {key!r} record satisfy the check.",
+    "ATLEAST_ONE_CHECK": "For eval_accuracy this is the quality target: the run must reach it before run_stop, "
+                         "or it is not a converged run.",
+    "ALTERNATIVES": "Log one of {key} with the metadata the rules require.",
+    "CODE": "Log {key!r} with the value type and metadata the reference implementation uses.",
+    "BEGIN": "Give every record the BEGIN block reads the fields it needs.",
+    "END": "Log what the END check requires.",
+    "MISSING": "Check submission_benchmark and submission_division: this round has no rules for that pair.",
+    "DEFECT": "Nothing in the log; a reviewer should know the official checker disagrees here.",
+}
+
+
+def _rule_name(family: Family) -> str:
+    key = family.key.replace("|", "-or-").replace("*", "config")
+    raw = f"cmp-{family.config}-{key}-{family.kind}".lower()
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", raw)).strip("-")
+
+
+def _make_rule(code: str, family: Family, versions: dict[str, list[str]]) -> type[Rule]:
+    key_text = " or ".join(repr(k) for k in family.key.split("|")) if family.kind == "ALTERNATIVES" else family.key
+    summary_text, what = _KIND_TEXT[family.kind]
+    summary = f"{family.config}: " + summary_text.format(key=key_text if family.kind == "ALTERNATIVES" else family.key)
+    rules_text = "\n".join(
+        f"    - training {version}: " + ("; ".join(f"`{e}`" for e in exprs) if exprs else "(no expression)")
+        for version, exprs in sorted(versions.items())
+    )
+    doc = (
+        f"{summary_text[0].upper()}{summary_text[1:]} ({family.config}.yaml).\n\n"
+        f"What it checks: {what.format(key=key_text if family.kind == 'ALTERNATIVES' else family.key)}, as "
+        f"`{family.config}.yaml` of the official compliance checker says:\n\n{rules_text}\n\n"
+        f"Why it matters: this is the official compliance verdict (mlperf-logging's rule files, run with the "
+        f"official semantics); a run that fails it is not compliant. One non-compliant run per benchmark is "
+        f"tolerated by olympic scoring.\n\n"
+        f"Example: a log whose {key_text} record(s) break the rule above.\n\n"
+        f"How to fix: {_FIXES[family.kind].format(key=key_text if family.kind == 'ALTERNATIVES' else family.key)}\n"
+    )
+    severity = {"REPEATED": Severity.WARNING, "DEFECT": Severity.INFO}.get(family.kind, Severity.ERROR)
+    attributes = {
+        "__doc__": doc,
+        "__module__": __name__,
+        "code": code,
+        "name": _rule_name(family),
+        "summary": summary if len(summary) < 120 else summary[:117] + "...",
+        "severity": severity,
+        "scope": "run",
+        "rulesets": frozenset(f"{rulesets.USAGE}-{v}" for v in versions),
+        "family": family,
+        "fails_run": severity is Severity.ERROR,
+    }
+    return type(f"Compliance_{code}", (ComplianceRule,), attributes)
+
+
+class ComplianceRule(Rule):
+    """Base of the generated compliance rules: reports the official messages of one family."""
+
+    family: Family
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        version = context.ruleset.split("-", 1)[1]
+        by_code = context.memo(run, "compliance", lambda: _messages_by_code(run, version))
+        for message in by_code.get(self.code, ()):
+            yield self.finding(message.text, path=run.path, line=message.line, hint=message.hint)
+
+
+class UnknownFamily(ComplianceRule):
+    """A compliance message of a family that the code table does not list yet.
+
+    What it checks: nothing of its own; it carries official messages whose family (config, key, kind)
+    has no code yet, so that no official verdict is lost when mlperf-logging adds a rule.
+
+    Why it matters: the message is an official compliance failure.
+
+    Example: a rule added to a newer mlperf-logging than the table was generated from.
+
+    How to fix: as the message says; maintainers run `python -m mlperf_audit_rules.compliance --update`.
+    """
+
+    code = FALLBACK_CODE
+    name = "cmp-unlisted-family"
+    summary = "An official compliance failure of a family without its own code yet."
+    severity = Severity.ERROR
+    scope = "run"
+    family = Family("*", "*", "*")
+    fails_run = True
+
+
+def _messages_by_code(run: Run, version: str) -> dict[str, list[Message]]:
+    grouped: dict[str, list[Message]] = defaultdict(list)
+    codes = _code_of()
+    for message in interpret(run, version):
+        grouped[codes.get(message.family.id, FALLBACK_CODE)].append(message)
+    return grouped
+
+
+@cache
+def rule_classes() -> list[type[Rule]]:
+    families = all_families()
+    classes: list[type[Rule]] = [UnknownFamily]
+    for code, family in sorted(code_table().items()):
+        if family in families:
+            classes.append(_make_rule(code, family, families[family]))
+    return classes
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return rule_classes()
+
+
+# ----------------------------------------------------------------------------------------------
+# Maintenance: `python -m mlperf_audit_rules.compliance --update`
+# ----------------------------------------------------------------------------------------------
+
+
+def update_table(path: Path) -> list[str]:
+    """Adds codes for new families (existing codes never change); returns the new codes."""
+    data: dict[str, dict[str, str]] = json.loads(path.read_text()) if path.is_file() else {}
+    known = {f"{f['config']}:{f['key']}:{f['kind']}" for f in data.values()}
+    numbers = [int(code[3:]) for code in data if code != FALLBACK_CODE]
+    next_number = max(numbers, default=0) + 1
+    added = []
+    for family in sorted(all_families(), key=lambda f: (f.config, f.key, KINDS.index(f.kind))):
+        if family.id in known:
+            continue
+        code = f"CMP{next_number:03d}"
+        next_number += 1
+        data[code] = {"config": family.config, "key": family.key, "kind": family.kind}
+        added.append(code)
+    path.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
+    return added
+
+
+def markdown_table() -> str:
+    families = all_families()
+    lines = ["# Compliance rule codes", "",
+             "Generated by `python -m mlperf_audit_rules.compliance --update` from the rule files of the installed "
+             "mlperf-logging; one code per check family (config, key, kind). Codes never change.", "",
+             "| code | config | key | kind | rounds | severity |", "|---|---|---|---|---|---|"]
+    for code, family in sorted(code_table().items()):
+        versions = ", ".join(sorted(families.get(family, {}))) or "(none supported)"
+        severity = {"REPEATED": "warning", "DEFECT": "info"}.get(family.kind, "error")
+        lines.append(f"| {code} | {family.config} | `{family.key}` | {family.kind} | {versions} | {severity} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["--update"]:
+        print("usage: python -m mlperf_audit_rules.compliance --update", file=sys.stderr)
+        return 2
+    added = update_table(_codes_path())
+    code_table.cache_clear()
+    docs = Path(__file__).resolve().parents[2] / "docs" / "compliance-rules.md"
+    docs.parent.mkdir(exist_ok=True)
+    docs.write_text(markdown_table())
+    print(f"{len(added)} new code(s); table: {_codes_path()}; docs: {docs}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
