@@ -67,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
+    check_cmd.add_argument("--partial", action="store_true",
+                           help="a submitter's what-if: runs still missing are pending, not failures")
     check_cmd.add_argument("--trust-tree-config", action="store_true",
                            help="obey a configuration file that lies inside PATH")
 
@@ -119,6 +121,7 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         ignore=_split(args.ignore),
         fail_on=args.fail_on,
         ruleset=args.ruleset,
+        partial=args.partial,
     )
     fmt = host.formats.get(args.format)
     if fmt is None:

@@ -22,7 +22,7 @@ from . import rulesets
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.SUPPORTED
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
-KEYS = {"select", "ignore", "fail-on", "ruleset"}
+KEYS = {"select", "ignore", "fail-on", "ruleset", "partial"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     fail_on: str = "error"
     ruleset: str = DEFAULT_RULESET
+    partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     sources: tuple[str, ...] = ()  # configuration files obeyed
     notes: tuple[str, ...] = field(default=())  # what was read but not obeyed, and why
 
@@ -45,6 +46,7 @@ class Config:
             "ignore": list(self.ignore),
             "fail_on": self.fail_on,
             "ruleset": self.ruleset,
+            "partial": self.partial,
             "sources": list(self.sources) or ["defaults"],
             "notes": list(self.notes),
         }
@@ -52,7 +54,8 @@ class Config:
     def describe(self) -> str:
         ignore = ",".join(self.ignore) or "-"
         sources = ", ".join(self.sources) or "defaults"
-        return f"select={','.join(self.select)} ignore={ignore} fail-on={self.fail_on} (from {sources})"
+        partial = " partial" if self.partial else ""
+        return f"select={','.join(self.select)} ignore={ignore} fail-on={self.fail_on}{partial} (from {sources})"
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -107,6 +110,10 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         changes["fail_on"] = _fail_on(table["fail-on"], where)
     if "ruleset" in table:
         changes["ruleset"] = _ruleset(table["ruleset"], where)
+    if "partial" in table:
+        if not isinstance(table["partial"], bool):
+            raise ConfigError(f"{where}: partial must be true or false")
+        changes["partial"] = table["partial"]
     return replace(config, **changes)
 
 
@@ -132,6 +139,7 @@ def load_config(
     ignore: Iterable[str] | None = None,
     fail_on: str | None = None,
     ruleset: str | None = None,
+    partial: bool | None = None,
 ) -> Config:
     """Builds the configuration in force; raises ConfigError for anything invalid."""
     config = Config()
@@ -173,6 +181,8 @@ def load_config(
         cli["fail-on"] = fail_on
     if ruleset is not None:
         cli["ruleset"] = ruleset
+    if partial:
+        cli["partial"] = True
     if cli:
         config = _apply(config, cli, "command line")
         config = replace(config, sources=config.sources + ("command line",))

@@ -17,6 +17,7 @@ from pathlib import Path
 from .errors import TargetError
 from .model import (
     BenchmarkFolder,
+    CheckerParams,
     FileEntry,
     Issue,
     Submission,
@@ -30,6 +31,12 @@ from .model import (
 MAX_SYSTEM_JSON_BYTES = 1 << 20
 
 
+#: The official repository checker rejects files larger than this.
+MAX_REPO_FILE_BYTES = 50 * 1000 * 1000
+PARAMS_FILE = "package_checker_params"
+MAX_PARAMS_BYTES = 1 << 16
+
+
 class Code:
     """Codes of the rules that report discovery problems."""
 
@@ -37,6 +44,8 @@ class Code:
     SPECIAL_FILE = "PKG002"
     BROKEN_LINK = "PKG003"
     LINKED_FOLDER = "PKG004"
+    BAD_NAME = "PKG015"
+    FILE_TOO_BIG = "PKG016"
     SYSTEM_JSON_INVALID = "SYS001"
 
 
@@ -54,6 +63,7 @@ class _Walker:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.issues: list[Issue] = []
+        self.links_seen: set[Path] = set()
 
     def display(self, path: Path) -> str:
         relative = os.path.relpath(path, self.root)
@@ -91,7 +101,45 @@ class _Walker:
                 )
         return listing
 
+    def hygiene(self, folder: Path) -> None:
+        """The official repository checks over a whole folder: names and sizes (links are checked
+        where the folders are listed, and again here for folders discovery does not list)."""
+        for root, dirs, files in os.walk(folder, followlinks=False, onerror=None):
+            dirs.sort()
+            for name in sorted(dirs) + sorted(files):
+                path = Path(root) / name
+                if name.startswith(".") or " " in name:
+                    self.issues.append(Issue(
+                        Code.BAD_NAME,
+                        f"name {name!r} {'starts with a dot' if name.startswith('.') else 'contains a space'}",
+                        self.display(path),
+                        hint="The official repository checker rejects hidden files and names with spaces; rename "
+                        "or remove it.",
+                    ))
+                if name in files:
+                    try:
+                        info = os.lstat(path)
+                    except OSError:
+                        continue
+                    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_REPO_FILE_BYTES:
+                        self.issues.append(Issue(
+                            Code.FILE_TOO_BIG,
+                            f"file is {info.st_size / 1e6:.1f} MB; the official repository checker allows 50 MB",
+                            self.display(path),
+                            hint="Results repositories do not take files over 50 MB; trim or compress what is not "
+                            "part of the result.",
+                        ))
+                    elif stat.S_ISLNK(info.st_mode) and not os.path.exists(path) and path not in self.links_seen:
+                        self.links_seen.add(path)
+                        self.issues.append(Issue(
+                            Code.BROKEN_LINK,
+                            f"symbolic link to {os.readlink(path)!r} leads nowhere",
+                            self.display(path),
+                            hint="Replace the link with the file it should point to, or remove it.",
+                        ))
+
     def _symlink(self, entry: os.DirEntry[str], path: Path, listing: _Listing) -> None:
+        self.links_seen.add(path)
         try:
             target = os.stat(path)
         except OSError as error:
@@ -175,11 +223,15 @@ def discover(path: str | Path) -> Tree:
         for _, folder in listing.dirs
     ):
         walker.issues.clear()  # the probe above listed folders that are listed again below
+        walker.links_seen.clear()
         submission = _system_folder(walker, target, resolved)
+        walker.hygiene(target)
         return Tree(target, TargetKind.SYSTEM, (submission,), (), tuple(walker.issues))
     if resolved.parent.parent.name == "results" or any(is_result_name(f.path) for f in listing.files):
         walker.issues.clear()
+        walker.links_seen.clear()
         submission = _benchmark_only(walker, target, resolved)
+        walker.hygiene(target)
         return Tree(target, TargetKind.BENCHMARK, (submission,), (), tuple(walker.issues))
     raise TargetError(
         f"{path}: no MLPerf results here (expected results/ and systems/, submitter folders, "
@@ -199,25 +251,51 @@ def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
         for system_name, system_folder in walker.list(folder / "results").dirs:
             system_dirs.append(system_name)
             benchmarks.extend(_benchmarks(walker, system_folder, name, system_name))
+    walker.hygiene(folder)
     return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs))
 
 
 def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str) -> list[BenchmarkFolder]:
+    listing = walker.list(system_folder)
+    params = tuple(_params(f, "system") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
     return [
-        _benchmark_folder(walker, bench_folder, submitter, system, bench_name)
-        for bench_name, bench_folder in walker.list(system_folder).dirs
+        _benchmark_folder(walker, bench_folder, submitter, system, bench_name, params)
+        for bench_name, bench_folder in listing.dirs
     ]
 
 
 def _benchmark_folder(
-    walker: _Walker, folder: Path, submitter: str | None, system: str | None, benchmark: str
+    walker: _Walker,
+    folder: Path,
+    submitter: str | None,
+    system: str | None,
+    benchmark: str,
+    system_params: tuple[CheckerParams, ...] = (),
 ) -> BenchmarkFolder:
     listing = walker.list(folder)
     results = tuple(f for f in listing.files if is_result_name(f.path.rsplit("/", 1)[-1]))
     others = tuple(f for f in listing.files if f not in results) + tuple(
         FileEntry(walker.display(path) + "/", path) for _, path in listing.dirs
     )
-    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others)
+    params = system_params + tuple(
+        _params(f, "benchmark") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
+    )
+    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params)
+
+
+def _params(entry: FileEntry, level: str) -> CheckerParams:
+    try:
+        with open(entry.fs_path, "rb") as stream:
+            text = stream.read(MAX_PARAMS_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return CheckerParams(entry.path, level, ())
+    lines = tuple(
+        (number, line.split("#", 1)[0].strip())
+        for number, line in enumerate(text.splitlines(), 1)
+        if line.split("#", 1)[0].strip()
+    )
+    official = frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r")))
+    return CheckerParams(entry.path, level, lines, official)
 
 
 def _system_folder(walker: _Walker, target: Path, resolved: Path) -> Submission:

@@ -310,6 +310,7 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
     unknown = sorted({f.rule for f in findings} - known)
     if unknown:
         raise PluginError(f"a plugin returned findings with unregistered rule code(s): {', '.join(unknown)}")
+    findings = list(dict.fromkeys(findings))  # the same finding twice (a shared file seen per folder) is noise
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
     return CheckOutcome(findings, runs_checked)

@@ -117,6 +117,21 @@ class FileEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckerParams:
+    """A `package_checker_params` file (system or benchmark level): one directive per line.
+
+    `lines` holds (line number, directive) for every non-blank line, stripped, comments (`#`)
+    removed; `official` holds the directives the official package checker honours, which compares
+    each line read *with* its newline to the bare directive, so only an unterminated last line counts.
+    """
+
+    path: str
+    level: str  # "system" or "benchmark"
+    lines: tuple[tuple[int, str], ...]
+    official: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class BenchmarkFolder:
     """The layout of one `results/<system>/<benchmark>/` folder, before its logs are read."""
 
@@ -126,6 +141,7 @@ class BenchmarkFolder:
     path: str
     result_files: tuple[FileEntry, ...]
     other_files: tuple[FileEntry, ...] = ()
+    params: tuple[CheckerParams, ...] = ()  # system level first, then benchmark level
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,10 @@ class Rule:
         if cls.hint:
             return cls.hint
         match = _HOW_TO_FIX.search(cls.doc())
-        return " ".join(match.group(1).split()) if match else None
+        if not match:
+            return None
+        text = " ".join(match.group(1).split())
+        return text[:1].upper() + text[1:]
 
     @classmethod
     def doc(cls) -> str:

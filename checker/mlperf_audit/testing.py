@@ -13,7 +13,9 @@ A case file::
 
 A case gives one log, as ``events`` (shorthand, one MLLOG line each, in order) or ``log`` (raw
 text, for exact physical lines), or a whole ``package`` (a mapping of relative paths to file
-contents: text, or a list of events). Only the case's rule runs. ``expect`` lists the findings
+contents: text, or a list of events), optionally on top of a ``base`` folder (relative to the YAML
+file) that is copied first, with ``remove`` listing paths to delete; ``target`` is the path to
+check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
 in order: each may give ``path``, ``line`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
 line written as is).
@@ -30,6 +32,7 @@ Use from a plugin's tests::
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +70,8 @@ class RuleCase:
     source: str = ""
     skip: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    base: Path | None = None
+    remove: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         return f"{self.rule}_{self.name}"
@@ -108,8 +113,8 @@ def load_cases(path: Path) -> list[RuleCase]:
     rule = data["rule"]
     cases = []
     for raw in data["cases"]:
-        if "package" in raw:
-            files = {name: _content(content) for name, content in raw["package"].items()}
+        if "package" in raw or "base" in raw:
+            files = {name: _content(content) for name, content in (raw.get("package") or {}).items()}
             target = raw.get("target", ".")
         else:
             text = raw["log"] if "log" in raw else render_events(raw["events"])
@@ -125,6 +130,8 @@ def load_cases(path: Path) -> list[RuleCase]:
                 source=str(path),
                 skip=raw.get("skip"),
                 settings=dict(raw.get("settings") or {}),
+                base=(Path(path).parent / raw["base"]).resolve() if "base" in raw else None,
+                remove=list(raw.get("remove") or []),
             )
         )
     return cases
@@ -135,6 +142,11 @@ def collect_case_files(folder: Path) -> list[Path]:
 
 
 def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> list[Finding]:
+    if case.base is not None:
+        shutil.copytree(case.base, workdir, dirs_exist_ok=True)
+    for name in case.remove:
+        path = workdir / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
     for name, content in case.files.items():
         path = workdir / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +154,9 @@ def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> l
             path.write_bytes(content)
         else:
             path.write_text(content, encoding="utf-8", newline="\n")
-    config = Config(select=(case.rule,), **case.settings)
+    settings = {"select": (case.rule,), **case.settings}
+    settings = {key: tuple(value) if isinstance(value, list) else value for key, value in settings.items()}
+    config = Config(**settings)
     report = check(workdir / case.target, config, host or PluginHost())
     return [finding for finding in report.findings if finding.rule == case.rule]
 
