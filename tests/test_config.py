@@ -36,7 +36,7 @@ def test_dot_file_wins_and_cli_beats_file(cli, tree, tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
     (work / "pyproject.toml").write_text('[tool.mlperf-audit]\nignore = ["LOG"]\n')
-    (work / ".mlperf-audit.toml").write_text('ignore = ["EVT", "CMP", "PKG", "EXA"]\n')
+    (work / ".mlperf-audit.toml").write_text('ignore = ["EVT", "CMP", "PKG", "EXA", "SEED", "RCP"]\n')
     monkeypatch.chdir(work)
     assert findings(cli("check", str(tree), "--format", "json")) == {"LOG005", "LOG009"}
     from_cli = findings(cli("check", str(tree), "--format", "json", "--ignore", "LOG009"))  # replaces the file's
@@ -61,7 +61,7 @@ def test_config_inside_the_tree_is_not_obeyed(cli, tree, monkeypatch):
 
 
 def test_trusted_tree_config_is_obeyed(cli, tree, monkeypatch):
-    (tree / ".mlperf-audit.toml").write_text('ignore = ["LOG", "EVT", "CMP", "PKG", "EXA"]\n')
+    (tree / ".mlperf-audit.toml").write_text('ignore = ["LOG", "EVT", "CMP", "PKG", "EXA", "SEED", "RCP"]\n')
     monkeypatch.chdir(tree)
     result = cli("check", ".", "--format", "json", "--trust-tree-config")
     assert findings(result) == set() and result.code == 0

@@ -64,8 +64,30 @@ class CheckContext:
     config: Config
     tree: Tree
     rules: dict[Scope, list[Rule]] = field(default_factory=dict)
+    catalogue: dict[str, type[Rule]] = field(default_factory=dict)  # every registered rule, by code
     _memo_target: Any = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def severity_of(self, code: str) -> Severity | None:
+        rule = self.catalogue.get(code)
+        return rule.severity if rule is not None else None
+
+    def system_description(self, submitter: str | None, system: str | None) -> SystemDescription | None:
+        for submission in self.tree.submissions:
+            if (submission.name or None) == submitter and system is not None:
+                return submission.system(system)
+        return None
+
+    def division_of(self, result: BenchmarkResult) -> str | None:
+        """The division from the system description, else from the logs (as a best guess)."""
+        description = self.system_description(result.submitter, result.system)
+        if description is not None and description.division in ("closed", "open"):
+            return description.division
+        for run in result.runs:
+            value = run.value("submission_division")
+            if value in ("closed", "open"):
+                return str(value)
+        return None
 
     def memo(self, target: Any, name: str, compute: Any) -> Any:
         """Computes `name` once per target and shares it between rules; only the latest target is kept."""
@@ -277,7 +299,7 @@ class CheckOutcome:
 def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
     """Checks everything under the tree and returns the sorted findings."""
     active = select_rules(host.rules, config)
-    context = CheckContext(config, tree, {scope: [] for scope in SCOPES})
+    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
     for rule_class in active:
         context.rules[rule_class.scope].append(rule_class())
     hook = host.hook

@@ -14,8 +14,9 @@ A case file::
 A case gives one log, as ``events`` (shorthand, one MLLOG line each, in order) or ``log`` (raw
 text, for exact physical lines), or a whole ``package`` (a mapping of relative paths to file
 contents: text, or a list of events), optionally on top of a ``base`` folder (relative to the YAML
-file) that is copied first, with ``remove`` listing paths to delete; ``target`` is the path to
-check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
+file) that is copied first, with ``remove`` listing paths to delete and ``edit`` listing regular
+expression substitutions (``{files: GLOB, pattern: REGEX, replace: TEXT}``, multi-line mode) to
+make in the copied files; ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
 in order: each may give ``path``, ``line`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
 line written as is).
@@ -32,6 +33,7 @@ Use from a plugin's tests::
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +74,7 @@ class RuleCase:
     settings: dict[str, Any] = field(default_factory=dict)
     base: Path | None = None
     remove: list[str] = field(default_factory=list)
+    edits: list[dict[str, str]] = field(default_factory=list)
 
     def __str__(self) -> str:
         return f"{self.rule}_{self.name}"
@@ -132,6 +135,7 @@ def load_cases(path: Path) -> list[RuleCase]:
                 settings=dict(raw.get("settings") or {}),
                 base=(Path(path).parent / raw["base"]).resolve() if "base" in raw else None,
                 remove=list(raw.get("remove") or []),
+                edits=list(raw.get("edit") or []),
             )
         )
     return cases
@@ -147,6 +151,13 @@ def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> l
     for name in case.remove:
         path = workdir / name
         shutil.rmtree(path) if path.is_dir() else path.unlink()
+    for edit in case.edits:
+        paths = sorted(workdir.glob(edit["files"]))
+        if not paths:
+            raise AssertionError(f"{case}: edit matches no file: {edit['files']}")
+        for path in paths:
+            text = path.read_text(encoding="utf-8")
+            path.write_text(re.sub(edit["pattern"], edit["replace"], text, flags=re.MULTILINE), encoding="utf-8")
     for name, content in case.files.items():
         path = workdir / name
         path.parent.mkdir(parents=True, exist_ok=True)
