@@ -63,5 +63,5 @@ def test_broken_case_raises_exactly_its_documented_codes(fixtures, host, case):
 def test_demo_has_findings(cli, fixtures):
     result = cli("check", str(fixtures / "demo"), "--fail-on", "never", "--ignore", "EXA")
     assert result.code == 0
-    assert "6 error(s), 2 warning(s), 1 info" in result.out
+    assert "6 error(s), 3 warning(s), 1 info" in result.out
     assert cli("check", str(fixtures / "demo")).code == 1

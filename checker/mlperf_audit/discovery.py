@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 
 from .errors import TargetError
 from .model import (
@@ -347,7 +349,8 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
     if len(raw) > MAX_SYSTEM_JSON_BYTES:
         return invalid(f"system description is larger than {MAX_SYSTEM_JSON_BYTES >> 20} MiB; not read")
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text)
     except UnicodeDecodeError as error:
         return invalid(f"system description is not UTF-8 text (byte {error.start})")
     except RecursionError:
@@ -356,4 +359,10 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
         return invalid(f"system description is not valid JSON: {error.msg}", error.lineno)
     if not isinstance(data, dict):
         return invalid(f"system description is a JSON {type(data).__name__}, not an object", 1)
-    return SystemDescription(name, entry.path, submitter, data)
+    lines: dict[str, int] = {}
+    for match in _FIELD.finditer(text):
+        lines.setdefault(match.group(1), text.count("\n", 0, match.start()) + 1)
+    return SystemDescription(name, entry.path, submitter, data, (), MappingProxyType(lines))
+
+
+_FIELD = re.compile(r'^\s*"([^"\\]+)"\s*:', re.MULTILINE)

@@ -251,10 +251,7 @@ def _read_scaling(path: Any) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"scaling.json is not valid JSON: {getattr(error, 'msg', error)}"
     if not isinstance(data, dict):
         return None, "scaling.json is not a JSON object"
-    factor = data.get("scaling_factor")
-    if isinstance(factor, bool) or not isinstance(factor, (int, float)):
-        return None, f"scaling.json has no numeric scaling_factor (found {factor!r})"
-    return data, None
+    return data, None  # its fields are checked against the schema by the rule that reports PKG005
 
 
 def _with_context(findings: Iterable[Finding], submitter: str | None, system: str | None, benchmark: str | None) -> list[Finding]:

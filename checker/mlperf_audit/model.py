@@ -179,6 +179,7 @@ class SystemDescription:
     submitter: str | None
     data: Mapping[str, Any] | None
     issues: tuple[Issue, ...] = ()
+    field_lines: Mapping[str, int] = field(default_factory=dict)  # line of each top-level field, for findings
 
     def get(self, name: str) -> Any:
         return None if self.data is None else self.data.get(name)

@@ -13,6 +13,7 @@ from mlperf_audit import BenchmarkResult, Finding, IssueRule, Rule, Run, Severit
 from mlperf_audit.discovery import PARAMS_FILE, Code
 from mlperf_audit.engine import SCALING_JSON_INVALID, CheckContext
 from mlperf_audit.model import TargetKind, natural_key
+from mlperf_audit_rules import schemas
 
 
 class UnreadableFolder(IssueRule):
@@ -99,7 +100,8 @@ class LinkedFolder(IssueRule):
 class ScalingJsonInvalid(IssueRule):
     """`scaling.json` in a benchmark folder is unreadable or holds no numeric `scaling_factor`.
 
-    What it checks: that a `scaling.json` is a JSON object with a number `scaling_factor`.
+    What it checks: that a `scaling.json` is a JSON object with one field, a number
+    `scaling_factor` of at least 1 (`schemas/scaling.schema.json`).
 
     Why it matters: the official summarizer multiplies the score by this factor; a broken file
     makes it crash or publish an unscaled score.
@@ -115,6 +117,13 @@ class ScalingJsonInvalid(IssueRule):
     summary = "scaling.json is unreadable or has no numeric scaling_factor."
     severity = Severity.ERROR
     scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        yield from super().check(result, context)
+        if result.scaling is not None:
+            for error in schemas.errors("scaling.schema.json", result.scaling):
+                yield self.finding(f"scaling.json: {schemas.field_of(error)}: {schemas.describe(error)}",
+                                   path=f"{result.path}/scaling.json")
 
 
 class BadName(IssueRule):

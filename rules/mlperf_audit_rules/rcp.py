@@ -415,7 +415,10 @@ class ScalingJsonMismatch(_RcpRule):
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if result.scaling is None:
             return
-        on_disk = float(result.scaling.get("scaling_factor", math.nan))
+        factor = result.scaling.get("scaling_factor")
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)):
+            return  # PKG005 reports a scaling.json without a numeric factor
+        on_disk = float(factor)
         expected = verdict.scaling_factor
         path = f"{result.path}/scaling.json"
         if not math.isclose(on_disk, expected, rel_tol=1e-9):

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from mlperf_audit import IssueRule, Rule, Severity, hookimpl
+import re
+from typing import Iterable
+
+from mlperf_audit import (BenchmarkResult, Finding, IssueRule, LogEvent, Rule, Run, Severity, SystemDescription,
+                          hookimpl)
 from mlperf_audit.discovery import Code
+from mlperf_audit.engine import CheckContext
+from mlperf_audit_rules import schemas
+
+SCHEMA = "system_description.schema.json"
 
 
 class SystemJsonInvalid(IssueRule):
@@ -26,7 +34,137 @@ class SystemJsonInvalid(IssueRule):
     scope = "system"
 
 
-RULES: list[type[Rule]] = [SystemJsonInvalid]
+class SystemSchema(Rule):
+    """A system description misses a required field or has a value of the wrong type.
+
+    What it checks: `systems/<system>.json` against `schemas/system_description.schema.json`: every
+    field the official system_desc_checker requires; `division` closed or open; `status` one of
+    "Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
+    "Preview" (exact case); `number_of_nodes` and `accelerators_per_node` positive integers,
+    written as numbers or digit strings; names not empty.
+
+    Why it matters: the official checker fails a description without a required field or with
+    another availability wording, and the summarizer calls `int()` on the counts (a crash, or a
+    wrong accelerator count in every published table).
+
+    Example: `"status": "available"`, `"number_of_nodes": "1-2"`, no `cooling`.
+
+    How to fix: correct the field named in the finding.
+    """
+
+    code = "SYS002"
+    name = "system-description-schema"
+    summary = "A system description misses a field or has a wrong value."
+    severity = Severity.ERROR
+    scope = "system"
+
+    def check(self, system: SystemDescription, context: CheckContext) -> Iterable[Finding]:
+        if system.data is None:
+            return
+        for error in schemas.errors(SCHEMA, system.data):
+            field = schemas.field_of(error)
+            yield self.finding(f"{field}: {schemas.describe(error)}", path=system.path,
+                               line=system.field_lines.get(field))
+
+
+def _values(result: BenchmarkResult, key: str) -> list[tuple[Run, LogEvent]]:
+    return [(run, event) for run in result.runs if (event := run.first(key)) is not None]
+
+
+class DivisionMismatch(Rule):
+    """A log's `submission_division` differs from the system description's `division`.
+
+    What it checks: `submission_division` in every run against `division` in the system description.
+
+    Why it matters: the official package checker takes the division from the description (it
+    decides whether seeds and RCPs are checked), the compliance checker from the log; a mismatch
+    means the run is judged by one division's rules and published under the other.
+
+    Example: an open-division log in a closed system's folder.
+
+    How to fix: run under the right division, or correct the description.
+    """
+
+    code = "SYS003"
+    name = "division-mismatch"
+    summary = "submission_division differs from the system description."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        description = context.system_description(result.submitter, result.system)
+        if description is None or description.division is None:
+            return
+        for run, event in _values(result, "submission_division"):
+            if event.value != description.division:
+                yield self.finding(f"submission_division is {event.value!r}, the system description says "
+                                   f"{description.division!r} ({description.path})", path=run.path, line=event.line)
+
+
+class SubmitterMismatch(Rule):
+    """A log's `submission_org` differs from the submitter of the package.
+
+    What it checks: `submission_org` against the system description's `submitter` and the name of
+    the submitter folder.
+
+    Why it matters: OEMs reuse logs of another submitter's runs (mlcommons/logging#241); a result
+    must come from the submitter who publishes it.
+
+    Example: `submission_org: "NVIDIA"` in `Dell/results/...`.
+
+    How to fix: submit your own runs, or correct `submission_org` in the launcher.
+    """
+
+    code = "SYS004"
+    name = "submitter-mismatch"
+    summary = "submission_org differs from the package's submitter."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        description = context.system_description(result.submitter, result.system)
+        expected = {name for name in (result.submitter, description.get("submitter") if description else None) if name}
+        for run, event in _values(result, "submission_org"):
+            if expected and event.value not in expected:
+                yield self.finding(f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}",
+                                   path=run.path, line=event.line)
+                return  # one per folder: the runs of a folder share a launcher
+
+
+class NodeCountMismatch(Rule):
+    """`submission_platform` names another node count than the system description.
+
+    What it checks: a platform written `<N>x<name>` (the reference launchers' convention) against
+    `number_of_nodes`.
+
+    Why it matters: the node count sets the accelerator count that every published table and
+    every "per accelerator" comparison uses.
+
+    Example: `submission_platform: "8xDGX H100"` with `"number_of_nodes": "1"`.
+
+    How to fix: run on the described system, or correct the description.
+    """
+
+    code = "SYS005"
+    name = "node-count-mismatch"
+    summary = "submission_platform names another node count than the description."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        description = context.system_description(result.submitter, result.system)
+        nodes = description.get("number_of_nodes") if description else None
+        if nodes is None or not str(nodes).strip().isdigit():
+            return
+        for run, event in _values(result, "submission_platform"):
+            match = re.match(r"^(\d+)x", str(event.value))
+            if match and int(match.group(1)) != int(str(nodes).strip()):
+                yield self.finding(f"submission_platform {event.value!r} names {match.group(1)} node(s), the system "
+                                   f"description {nodes}", path=run.path, line=event.line)
+                return
+
+
+RULES: list[type[Rule]] = [SystemJsonInvalid, SystemSchema, DivisionMismatch, SubmitterMismatch, NodeCountMismatch]
 
 
 @hookimpl

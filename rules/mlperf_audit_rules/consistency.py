@@ -1,0 +1,155 @@
+"""HYP and VAL: logged values that must agree with their types and across the runs of a benchmark."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable
+
+from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit.engine import CheckContext
+from mlperf_audit_rules import schemas
+from mlperf_audit_rules.rcp import verdict_for
+
+VALUES_SCHEMA = "mllog_values.schema.json"
+#: Keys that configure training and so must be the same in every run of a benchmark.
+HYPERPARAMETER_PREFIXES = ("opt_", "lora_")
+# (train_samples is not one: bert and gpt3 log there how many samples the run trained on)
+HYPERPARAMETER_KEYS = {"global_batch_size", "gradient_accumulation_steps", "max_sequence_length",
+                       "init_checkpoint_step", "eval_samples", "num_warmup_steps",
+                       "start_warmup_step", "submission_benchmark", "submission_division", "submission_platform"}
+
+
+def _is_hyperparameter(key: str) -> bool:
+    return key in HYPERPARAMETER_KEYS or key.startswith(HYPERPARAMETER_PREFIXES)
+
+
+def _value_schemas(benchmark: str | None) -> dict[str, Any]:
+    table = schemas.load(VALUES_SCHEMA)
+    merged = dict(table["common"])
+    merged.update(table.get(benchmark or "", {}) if isinstance(table.get(benchmark or ""), dict) else {})
+    return merged
+
+
+class ValueType(Rule):
+    """A logged value has the wrong JSON type for its key.
+
+    What it checks: the `value` of the keys listed in `schemas/mllog_values.schema.json` (common
+    keys, and each benchmark's hyperparameters): batch sizes and step counts integers, rates and
+    accuracies numbers, names non-empty strings.
+
+    Why it matters: the official checkers compare values with `==` and `>`; a string `"2048"`
+    passes presence checks but never matches an RCP batch size, and summaries then mis-scale.
+
+    Example: `"key": "global_batch_size", "value": "2048"`.
+
+    How to fix: log the number itself (mllog writes Python ints and floats as JSON numbers).
+    """
+
+    code = "VAL001"
+    name = "value-type"
+    summary = "A logged value has the wrong type for its key."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        benchmark = run.benchmark or run.value("submission_benchmark")
+        expected = _value_schemas(benchmark if isinstance(benchmark, str) else None)
+        for event in run.events:
+            schema = expected.get(event.key)
+            if schema is None:
+                continue
+            if not schemas.is_valid_value(VALUES_SCHEMA, schema, event.value):
+                yield self.finding(f"{event.key} = {event.value!r} is not {schemas.explain(schema)}",
+                                   path=run.path, line=event.line)
+
+
+class HyperparametersDiffer(Rule):
+    """A hyperparameter has different values in different runs of one benchmark.
+
+    What it checks: every logged hyperparameter (`opt_*`, `lora_*`, `global_batch_size`,
+    `gradient_accumulation_steps`, the submission keys, ...) across the runs of a folder.
+
+    Why it matters: the runs of a result are repeats of one configuration; the score averages them
+    and the RCP check assumes one batch size. Different values mean several configurations were
+    mixed, perhaps to keep the fastest.
+
+    Example: `opt_base_learning_rate` 0.002 in nine runs and 0.0025 in one.
+
+    How to fix: rerun with one configuration.
+    """
+
+    code = "HYP001"
+    name = "hyperparameters-differ"
+    summary = "A hyperparameter differs between the runs of a benchmark."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        seen: dict[str, dict[str, list[Run]]] = defaultdict(lambda: defaultdict(list))
+        first_line: dict[tuple[str, str], int] = {}
+        for run in result.runs:
+            for event in run.events:
+                if _is_hyperparameter(event.key):
+                    shown = repr(event.value)
+                    if run not in seen[event.key][shown]:
+                        seen[event.key][shown].append(run)
+                        first_line.setdefault((run.path, event.key), event.line)
+        for key, values in sorted(seen.items()):
+            if len(values) < 2:
+                continue
+            majority = max(values.items(), key=lambda item: len(item[1]))[0]
+            for shown, runs in values.items():
+                if shown == majority:
+                    continue
+                names = ", ".join(run.name for run in runs)
+                yield self.finding(f"{key} is {shown} in {names} but {majority} in {len(values[majority])} other run(s)",
+                                   path=runs[0].path, line=first_line.get((runs[0].path, key)))
+
+
+class HyperparametersDifferFromRcp(Rule):
+    """A logged hyperparameter differs from the one of the RCP record used.
+
+    What it checks: the hyperparameters that the RCP record at the submission's batch size lists
+    under the same key name as the log (for example `opt_base_learning_rate`), for a closed
+    benchmark whose RCP was found (not interpolated).
+
+    Why it matters: the RCP's convergence was measured with those hyperparameters; with others
+    (borrowed or tuned within the rules) the comparison says less. Informational: the rules allow
+    some hyperparameters to differ.
+
+    Example: bert at batch 448 with `opt_base_learning_rate` 0.00096 against the RCP's 0.000425.
+
+    How to fix: nothing, if the values are allowed by the rules; a reviewer may ask why.
+    """
+
+    code = "HYP002"
+    name = "hyperparameters-differ-from-rcp"
+    summary = "A logged hyperparameter differs from the RCP record's."
+    severity = Severity.INFO
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        verdict = verdict_for(result, context)
+        if verdict is None or verdict.record is None or verdict.message != "RCP found" or not result.runs:
+            return
+        hyperparameters = verdict.record.get("Hyperparams") or {}
+        run = result.runs[0]
+        for key, expected in sorted(hyperparameters.items()):
+            event = run.first(key)
+            if event is not None and not _same(event.value, expected):
+                yield self.finding(f"{key} is {event.value!r}, the RCP at BS {verdict.record['BS']} used {expected!r}",
+                                   path=run.path, line=event.line)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
+        return abs(float(a) - float(b)) <= 1e-12 * max(1.0, abs(float(b)))
+    return bool(a == b)
+
+
+RULES: list[type[Rule]] = [ValueType, HyperparametersDiffer, HyperparametersDifferFromRcp]
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return RULES

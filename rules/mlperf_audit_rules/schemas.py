@@ -1,0 +1,67 @@
+"""The JSON Schemas shipped in `rules/mlperf_audit_rules/schemas/`, loaded once, validated with jsonschema."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any, Iterator
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+
+@cache
+def load(name: str) -> dict[str, Any]:
+    return json.loads(resources.files("mlperf_audit_rules").joinpath(f"schemas/{name}").read_text())
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    schema = load(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def errors(name: str, instance: Any) -> Iterator[ValidationError]:
+    """Schema errors, the most specific first, in a stable order."""
+    found = sorted(validator(name).iter_errors(instance), key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    yield from found
+
+
+def field_of(error: ValidationError) -> str:
+    """The top-level field an error is about (for 'required', the missing field)."""
+    if error.absolute_path:
+        return str(error.absolute_path[0])
+    if error.validator == "required":
+        return str(error.message.split("'")[1]) if "'" in error.message else "(object)"
+    return "(object)"
+
+
+def describe(error: ValidationError) -> str:
+    if error.validator == "oneOf" and error.absolute_path:
+        return f"{error.instance!r} is not a positive integer (a number or a string of digits)"
+    if error.validator == "enum":
+        return f"{error.instance!r} is not one of {', '.join(repr(v) for v in error.validator_value)}"
+    return error.message
+
+
+@cache
+def _value_validator(name: str, schema_json: str) -> Draft202012Validator:
+    """A validator for one sub-schema of a schema file, resolving that file's `$defs`."""
+    schema = {**json.loads(schema_json), "$defs": load(name).get("$defs", {})}
+    return Draft202012Validator(schema)
+
+
+def is_valid_value(name: str, schema: dict[str, Any], value: Any) -> bool:
+    return _value_validator(name, json.dumps(schema, sort_keys=True)).is_valid(value)
+
+
+def explain(schema: dict[str, Any]) -> str:
+    reference = str(schema.get("$ref", ""))
+    return {
+        "#/$defs/count": "a whole number >= 0",
+        "#/$defs/positive": "a whole number >= 1",
+        "#/$defs/number": "a number",
+        "#/$defs/name": "a non-empty string",
+    }.get(reference) or (f"one of {schema['enum']}" if "enum" in schema else f"of type {schema.get('type')}")
