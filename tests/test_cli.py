@@ -197,3 +197,22 @@ def test_formats_and_plugins_commands(cli):
 def test_version(cli):
     result = cli("--version")
     assert result.code == 0 and result.out.startswith("mlperf-audit ")
+
+
+def test_other_rounds_and_unsupported_ones(cli, fixtures):
+    result = cli("check", str(fixtures / "clean"), "--ruleset", "training-5.0.0", "--format", "json")
+    report = json.loads(result.out)
+    assert result.code == 1 and report["ruleset"] == "training-5.0.0"
+    unknown = {f["benchmark"] for f in report["findings"] if f["rule"] == "PKG010"}
+    assert unknown == {"gnn", "gpt3", "ssd"}  # not benchmarks of 5.0 (bert, dlrm_dcnv2, llama2, SD are)
+    refused = cli("check", str(fixtures / "clean"), "--ruleset", "training-6.0.0")
+    assert refused.code == 2 and "unsupported ruleset 'training-6.0.0'" in refused.err
+
+
+def test_partial_makes_missing_runs_pending(cli, fixtures):
+    target = str(fixtures / "broken" / "too-few-runs")
+    assert cli("check", target).code == 1
+    result = cli("check", target, "--partial", "--format", "json")
+    assert result.code == 0
+    pending = [f for f in json.loads(result.out)["findings"] if f["rule"] == "PKG012"]
+    assert pending[0]["severity"] == "info" and "1 still required" in pending[0]["message"]

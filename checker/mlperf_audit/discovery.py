@@ -282,7 +282,14 @@ def _benchmark_folder(
     params = system_params + tuple(
         _params(f, "benchmark") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
     )
-    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params)
+    power = None
+    for name, path in listing.dirs:
+        if name == "power":
+            power = MappingProxyType({
+                run: tuple(f.path.rsplit("/", 1)[-1] for f in walker.list(run_path).files)
+                for run, run_path in walker.list(path).dirs
+            })
+    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params, power)
 
 
 def _params(entry: FileEntry, level: str) -> CheckerParams:

@@ -142,6 +142,7 @@ class BenchmarkFolder:
     result_files: tuple[FileEntry, ...]
     other_files: tuple[FileEntry, ...] = ()
     params: tuple[CheckerParams, ...] = ()  # system level first, then benchmark level
+    power: Mapping[str, tuple[str, ...]] | None = None  # power/<run>/ -> its file names; None: no power/
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ A case file::
 A case gives one log, as ``events`` (shorthand, one MLLOG line each, in order) or ``log`` (raw
 text, for exact physical lines), or a whole ``package`` (a mapping of relative paths to file
 contents: text, or a list of events), optionally on top of a ``base`` folder (relative to the YAML
-file) that is copied first, with ``remove`` listing paths to delete and ``edit`` listing regular
-expression substitutions (``{files: GLOB, pattern: REGEX, replace: TEXT}``, multi-line mode) to
-make in the copied files; ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
+file) that is copied first; then the ``package`` files are written, the ``remove`` paths deleted,
+and the ``edit`` substitutions made (``{files: GLOB, pattern: REGEX, replace: TEXT}``, regular
+expressions in multi-line mode); ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
 in order: each may give ``path``, ``line`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
 line written as is).
@@ -148,6 +148,13 @@ def collect_case_files(folder: Path) -> list[Path]:
 def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> list[Finding]:
     if case.base is not None:
         shutil.copytree(case.base, workdir, dirs_exist_ok=True)
+    for name, content in case.files.items():
+        path = workdir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8", newline="\n")
     for name in case.remove:
         path = workdir / name
         shutil.rmtree(path) if path.is_dir() else path.unlink()
@@ -158,13 +165,6 @@ def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> l
         for path in paths:
             text = path.read_text(encoding="utf-8")
             path.write_text(re.sub(edit["pattern"], edit["replace"], text, flags=re.MULTILINE), encoding="utf-8")
-    for name, content in case.files.items():
-        path = workdir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8", newline="\n")
     settings = {"select": (case.rule,), **case.settings}
     settings = {key: tuple(value) if isinstance(value, list) else value for key, value in settings.items()}
     config = Config(**settings)

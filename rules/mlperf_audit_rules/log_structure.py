@@ -357,6 +357,45 @@ class TrainingBeforeRunStart(Rule):
                 return
 
 
+class IntervalPairing(Rule):
+    """A block, epoch or evaluation interval is nested in itself, or stopped without being started.
+
+    What it checks: in file order, every `block_start`, `epoch_start` and `eval_start` is followed by
+    its `*_stop` before the next start of the same kind, and no `*_stop` comes without a start. An
+    interval left open at the end is allowed (the official rules accept a run that ends inside an
+    epoch).
+
+    Why it matters: the official checker does not pair intervals; a start without a stop, or two
+    overlapping evaluations, means the log was assembled from several runs or ranks, and the
+    evaluation schedule cannot be read from it.
+
+    Example: `eval_start` at line 40, `eval_start` at line 44, `eval_stop` at line 47.
+
+    How to fix: log each interval's start and stop once, from one rank.
+    """
+
+    code = "EVT010"
+    name = "interval-pairing"
+    summary = "A block, epoch or eval interval is nested or unbalanced."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        for kind in ("block", "epoch", "eval"):
+            opened: LogEvent | None = None
+            for event in run.events:
+                if event.key == f"{kind}_start":
+                    if opened is not None:
+                        yield self.finding(f"{kind}_start at line {event.line} while the {kind} started at line "
+                                           f"{opened.line} is still open", path=run.path, line=event.line)
+                    opened = event
+                elif event.key == f"{kind}_stop":
+                    if opened is None:
+                        yield self.finding(f"{kind}_stop at line {event.line} without a {kind}_start",
+                                           path=run.path, line=event.line)
+                    opened = None
+
+
 RULES: list[type[Rule]] = [
     RunStartMissing,
     RunStartRepeated,
@@ -367,6 +406,7 @@ RULES: list[type[Rule]] = [
     RunNotSuccessful,
     RunStopBeforeStart,
     TrainingBeforeRunStart,
+    IntervalPairing,
 ]
 
 

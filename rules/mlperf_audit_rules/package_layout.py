@@ -7,6 +7,7 @@ never opens anything but a regular file, so loops and FIFOs cannot hang a check.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Iterable
 
 from mlperf_audit import BenchmarkResult, Finding, IssueRule, Rule, Run, Severity, Submission, hookimpl, rulesets
@@ -430,15 +431,27 @@ class TooManyFailedRuns(Rule):
 TOLERATED = " [tolerated: the only non-compliant run of this benchmark; olympic scoring drops it]"
 
 
+_RUN_PATH = re.compile(r"^(?P<folder>.*)/(?:power/)?(?P<run>result_\d+)(?:\.txt)?(?:/.*)?$")
+
+
+def _run_of(path: str) -> tuple[str, str] | None:
+    """(benchmark folder, result file) a finding's path belongs to: the log, or its power folder."""
+    match = _RUN_PATH.match(path)
+    if match is None:
+        return None
+    folder = match.group("folder")
+    return folder, f"{folder}/{match.group('run')}.txt"
+
+
 def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> None:
     """Downgrades the findings of a lone failed run to warnings; reports folders with too many."""
     fails = {rule.code for rules in context.rules.values() for rule in rules if rule.fails_run}
     failed: dict[str, dict[str, list[int]]] = {}
     for index, finding in enumerate(findings):
         if finding.rule in fails and finding.severity is Severity.ERROR and finding.path and finding.benchmark:
-            folder, _, name = finding.path.rpartition("/")
-            if name.startswith("result_"):
-                failed.setdefault(folder, {}).setdefault(finding.path, []).append(index)
+            run = _run_of(finding.path)
+            if run is not None:
+                failed.setdefault(run[0], {}).setdefault(run[1], []).append(index)
     report_too_many = any(rule.code == TooManyFailedRuns.code for rule in context.rules.get("benchmark", ()))
     rule = TooManyFailedRuns()
     for folder, runs in sorted(failed.items()):

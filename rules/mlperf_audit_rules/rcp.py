@@ -133,6 +133,14 @@ class Verdict:
                 f"{_num(self.minimum)} (max speedup {float(record['Max Speedup']):.4f})")
 
 
+def _provisional(result: BenchmarkResult, context: CheckContext) -> str:
+    """With --partial, says that the verdict stands on fewer runs than required."""
+    required = rulesets.get(context.ruleset).required_runs(result.benchmark)
+    if context.config.partial and required and len(result.runs) < required:
+        return f" (provisional: {len(result.runs)} of {required} runs; {required - len(result.runs)} still required)"
+    return ""
+
+
 def _num(value: Any) -> str:
     value = float(value)
     return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
@@ -237,7 +245,8 @@ class RcpFailed(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if not verdict.passed and verdict.message in ("RCP found", "RCP Interpolation"):
-            yield self.finding(f"RCP test failed ({verdict.message}): {verdict.describe()}", path=result.path)
+            yield self.finding(f"RCP test failed ({verdict.message}): {verdict.describe()}"
+                               f"{_provisional(result, context)}", path=result.path)
 
 
 class InsufficientConvergence(_RcpRule):
@@ -387,7 +396,8 @@ class RcpVerdict(_RcpRule):
         if verdict.passed and not verdict.bypassed:
             scaled = (f"; time-to-train is scaled by {verdict.scaling_factor:.6f}" if verdict.scaling_factor > 1
                       else "; no scaling")
-            yield self.finding(f"RCP test passed ({verdict.message}): {verdict.describe()}{scaled}", path=result.path)
+            yield self.finding(f"RCP test passed ({verdict.message}): {verdict.describe()}{scaled}"
+                               f"{_provisional(result, context)}", path=result.path)
 
 
 class ScalingJsonMismatch(_RcpRule):
