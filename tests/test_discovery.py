@@ -143,3 +143,12 @@ def test_never_writes_into_path(cli, fixtures):
     for target in ["clean", "demo", "broken", "clean/Fixture/results/fx_8xh100/ssd"]:
         cli("check", str(fixtures / target), "--format", "json")
     assert snapshot(fixtures) == before
+
+
+def test_file_over_the_repository_limit(cli, package, monkeypatch):
+    import mlperf_audit.discovery as discovery
+
+    monkeypatch.setattr(discovery, "MAX_REPO_FILE_BYTES", 1_000)
+    findings = json.loads(cli("check", str(package), "--format", "json", "--select", "PKG016").out)["findings"]
+    assert {f["path"].rsplit("/", 1)[-1] for f in findings} == {f"result_{i}.txt" for i in range(5)} | {"fx_8xh100.json"}
+    assert "the official repository checker allows 50 MB" in findings[0]["message"]
