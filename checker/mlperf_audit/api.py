@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .config import Config
 from .discovery import discover
-from .engine import run_checks
+from .engine import run_checks, run_scores
 from .plugins import PluginHost
 from .report import Report, TargetSummary, mlperf_logging_version
+
+
+def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None) -> list[Any]:
+    """The scores (`mlperf_audit.scores.BenchmarkScore`) of every benchmark folder under PATH."""
+    config = config or Config()
+    host = host or PluginHost()
+    tree = discover(path)
+    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    return run_scores(tree, host, config)
 
 
 def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None) -> Report:

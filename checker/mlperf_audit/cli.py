@@ -17,8 +17,9 @@ from typing import Sequence
 from tabulate import tabulate
 
 from . import __version__
-from .api import check
-from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
+from . import compare, scores
+from .api import check, score
+from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
 from .errors import AuditError, PluginError, TargetError
 from .plugins import PluginHost
 from .report import mlperf_logging_version
@@ -72,6 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument("--trust-tree-config", action="store_true",
                            help="obey a configuration file that lies inside PATH")
 
+    score_cmd = commands.add_parser("score", help="time-to-train and score of every benchmark folder under PATH")
+    score_cmd.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
+    score_cmd.add_argument("--format", default="text", choices=("text", "json", "csv"),
+                           help="text (default), json, or csv: the official summarizer's two tables")
+    score_cmd.add_argument("-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv)")
+    _add_round_options(score_cmd)
+
+    compare_cmd = commands.add_parser("compare", help="per benchmark: the scores of A and B, speedup, per accelerator")
+    compare_cmd.add_argument("a", metavar="A", help="a PATH that `check` accepts (the baseline)")
+    compare_cmd.add_argument("b", metavar="B", help="a PATH that `check` accepts (compared with A)")
+    compare_cmd.add_argument("--format", default="text", choices=("text", "json"))
+    compare_cmd.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    compare_cmd.add_argument("--ruleset-b", metavar="RULESET", help="the round of B, when it differs from A's")
+    _add_round_options(compare_cmd)
+
     rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")
     rules_cmd.add_argument("--json", action="store_true", help="print the rules as JSON")
 
@@ -83,6 +99,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("formats", help="list the output formats")
     return parser
+
+
+def _add_round_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--ruleset", metavar="RULESET",
+                         help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
+    command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
+    command.add_argument("--config", metavar="FILE", help="read settings from FILE")
+    command.add_argument("--trust-tree-config", action="store_true",
+                         help="obey a configuration file that lies inside PATH")
+
+
+def _round_config(args: argparse.Namespace, target: Path, ruleset: str | None = None) -> Config:
+    if not os.path.lexists(target):
+        raise TargetError(f"{target}: no such file or folder")
+    return load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
+                       ruleset=ruleset or args.ruleset, partial=args.partial)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -131,6 +163,38 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
     return report.exit_code
 
 
+def _cmd_score(args: argparse.Namespace, host: PluginHost) -> int:
+    target = Path(args.path)
+    config = _round_config(args, target)
+    if args.output and _inside(Path(args.output), target):
+        raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
+    results = score(target, config, host)
+    if args.format == "json":
+        _write(scores.render_json(results, config.ruleset, {"target": str(args.path)}), args.output)
+    elif args.format == "csv":
+        wide, detailed = scores.csv_tables(results, config.ruleset)
+        if args.output:
+            if not args.output.endswith(".csv"):
+                raise UsageError("--format csv writes FILE.csv and FILE_detailed.csv: give a FILE ending in .csv")
+            _write(wide, args.output)
+            _write(detailed, args.output[: -len(".csv")] + "_detailed.csv")
+        else:
+            _write(wide + "\n" + detailed, None)
+    else:
+        _write(scores.render_text(results), args.output)
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace, host: PluginHost) -> int:
+    side_a, side_b = Path(args.a), Path(args.b)
+    config_a = _round_config(args, side_a)
+    config_b = _round_config(args, side_b, args.ruleset_b)
+    rows = compare.compare(score(side_a, config_a, host), score(side_b, config_b, host))
+    text = compare.render_json(rows, str(args.a), str(args.b)) if args.format == "json" else compare.render_text(rows)
+    _write(text, args.output)
+    return EXIT_OK
+
+
 def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
     if args.json:
         _write(json.dumps([rule.describe() for rule in host.rules], indent=2) + "\n", None)
@@ -175,6 +239,8 @@ def _cmd_formats(args: argparse.Namespace, host: PluginHost) -> int:
 
 COMMANDS = {
     "check": _cmd_check,
+    "score": _cmd_score,
+    "compare": _cmd_compare,
     "rules": _cmd_rules,
     "explain": _cmd_explain,
     "plugins": _cmd_plugins,

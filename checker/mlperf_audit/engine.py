@@ -287,6 +287,17 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
     return [finding for result in results if result for finding in result]
 
 
+def run_scores(tree: Tree, host: "PluginHost", config: Config) -> list[Any]:
+    """The score of every benchmark folder, in folder order (parsed once, nothing written)."""
+    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
+    scores = []
+    for folder in tree.benchmark_folders:
+        score = host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder), context=context)
+        if score is not None:
+            scores.append(score)
+    return scores
+
+
 @dataclass
 class CheckOutcome:
     findings: list[Finding]

@@ -18,6 +18,9 @@ Phases, in the order one ``check`` goes through them:
    ``mlperf_audit_check_system``, ``mlperf_audit_check_submission``, ``mlperf_audit_check_tree``
 4. filtering: ``mlperf_audit_modify_findings``
 
+``mlperf-audit score`` and ``compare`` call one more hook per benchmark folder:
+``mlperf_audit_score_benchmark``.
+
 The built-in engine plugin implements the checking hooks by running the selected rules of each
 scope, so most plugins only register rules. A plugin may also implement a checking hook
 directly; every finding it returns must carry the code of a registered rule.
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from .formats import Format
     from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
     from .rule import Rule
+    from .scores import BenchmarkScore
 
 PROJECT = "mlperf_audit"
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -115,6 +119,20 @@ def mlperf_audit_check_submission(submission: "Submission", context: "CheckConte
 @hookspec
 def mlperf_audit_check_tree(tree: "Tree", context: "CheckContext") -> "list[Finding] | None":
     """Check the whole PATH at once; called last, after every other target was checked."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring: called by `score` and `compare` for every benchmark folder.
+# ---------------------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def mlperf_audit_score_benchmark(result: "BenchmarkResult", context: "CheckContext") -> "BenchmarkScore | None":
+    """Compute the score of one benchmark folder (``mlperf_audit.scores.BenchmarkScore``).
+
+    First result wins: a plugin for another round or scoring scheme can replace the built-in one
+    (``mlperf_audit_rules.scoring``) by answering first.
+    """
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,184 @@
+"""Scores: time-to-train per run and per benchmark, and the tables the official summarizer writes.
+
+The numbers come from the `mlperf_audit_score_benchmark` hook (the built-in implementation is
+`mlperf_audit_rules.scoring`); this module holds the model and renders it: a text table, JSON
+(schema_version 1) and the official summarizer's two CSV tables with their column names.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from tabulate import tabulate
+
+from . import rulesets
+
+SCHEMA_VERSION = 1
+SPEC_COLUMNS = ["division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
+                "host_processors_count", "accelerator_model_name", "accelerators_count", "framework", "notes",
+                "private_id"]
+DETAIL_METRICS = ["time_to_train", "Energy", "GBS", "samples_to_converge", "RCP", "rcp_scaling_factor"]
+
+
+@dataclass(frozen=True)
+class RunScore:
+    file: str  # relative path of the result file
+    minutes: float | None  # None when the run has no usable time-to-train
+    status: str  # "ok", or why the run counts as the slowest ("non-compliant: ...")
+
+    @property
+    def counted(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class BenchmarkScore:
+    submitter: str | None
+    system: str | None  # the folder name under results/
+    benchmark: str
+    path: str
+    runs: tuple[RunScore, ...]
+    required_runs: int | None
+    score_minutes: float | None
+    rcp_factor: float  # the normalisation factor the RCP check gives (1.0 when none applies)
+    scaling_factor: float  # the factor applied to the score (what scaling.json would hold)
+    rcp_status: str = ""  # the summarizer's RCP column: Pass, Fail, Interp. Fail, Missing, No RCP, ...
+    gbs: float | None = None
+    samples_to_converge: float | None = None
+    dropped: tuple[str, ...] = ()  # runs removed by olympic scoring (file names)
+    note: str = ""
+    system_info: dict[str, Any] = field(default_factory=dict)  # summarizer columns from the description
+
+    @property
+    def division(self) -> str | None:
+        return self.system_info.get("division")
+
+    @property
+    def accelerators(self) -> int | None:
+        return self.system_info.get("accelerators_count")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "submitter": self.submitter,
+            "system": self.system,
+            "system_name": self.system_info.get("system"),
+            "benchmark": self.benchmark,
+            "division": self.division,
+            "availability": self.system_info.get("availability"),
+            "accelerator": self.system_info.get("accelerator_model_name"),
+            "accelerators": self.accelerators,
+            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status} for r in self.runs],
+            "required_runs": self.required_runs,
+            "dropped": list(self.dropped),
+            "score_minutes": self.score_minutes,
+            "rcp_factor": self.rcp_factor,
+            "scaling_factor": self.scaling_factor,
+            "rcp_status": self.rcp_status,
+            "gbs": self.gbs,
+            "samples_to_converge": self.samples_to_converge,
+            "note": self.note,
+        }
+
+
+def render_json(scores: Iterable[BenchmarkScore], ruleset: str, extra: dict[str, Any] | None = None) -> str:
+    from . import __version__
+
+    document = {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "mlperf-audit", "version": __version__},
+        "ruleset": ruleset,
+        **(extra or {}),
+        "results": [score.to_dict() for score in scores],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _minutes(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_text(scores: list[BenchmarkScore]) -> str:
+    rows = []
+    for s in scores:
+        counted = sum(1 for r in s.runs if r.counted)
+        runs = f"{len(s.runs)}" + (f"/{s.required_runs}" if s.required_runs and s.required_runs != len(s.runs) else "")
+        if counted != len(s.runs):
+            runs += f" ({len(s.runs) - counted} failed)"
+        rows.append([
+            s.submitter or "-", s.system or "-", s.benchmark, s.division or "-",
+            s.system_info.get("availability", "-"),
+            f"{s.system_info.get('accelerators_count', '?')} x {s.system_info.get('accelerator_model_name', '?')}",
+            runs, f"{s.rcp_factor:.4f}", f"{s.scaling_factor:.4f}", _minutes(s.score_minutes),
+        ])
+    lines = [tabulate(rows, headers=["submitter", "system", "benchmark", "division", "availability", "accelerators",
+                                     "runs", "RCP factor", "scaling", "score (min)"], tablefmt="simple",
+                      disable_numparse=True)]
+    for s in scores:
+        times = ", ".join(
+            f"{r.file.rsplit('/', 1)[-1][:-4]} {_minutes(r.minutes)}"
+            + ("" if r.counted else f" [{r.status}]")
+            + (" (dropped)" if r.file.rsplit("/", 1)[-1] in s.dropped else "")
+            for r in s.runs
+        )
+        lines.append(f"\n{s.path}: {times}")
+        if s.note:
+            lines.append(f"  note: {s.note}")
+    return "\n".join(lines) + "\n"
+
+
+def _csv_value(value: Any) -> Any:
+    """As pandas writes it: floats by repr, None as an empty cell."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return value
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
+        # pandas sort_values(by=all columns): missing values last
+        return tuple((row[c] is None, row[c] if row[c] is not None else 0) for c in columns)
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(columns)
+    for row in sorted(rows, key=key):
+        writer.writerow([_csv_value(row[c]) for c in columns])
+    return buffer.getvalue()
+
+
+def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
+    """The summarizer's strong-scaling table (a row per system) and its detailed table."""
+    benchmarks = list(rulesets.get(ruleset).benchmarks)
+    systems: dict[tuple[Any, Any], dict[str, Any]] = {}
+    details: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for s in scores:
+        if not s.system_info:
+            continue  # no readable system description: the summarizer skips the system
+        key = (s.submitter, s.system)
+        base = {c: s.system_info.get(c) for c in SPEC_COLUMNS}
+        urls = {"details_url": s.system_info.get("details_url"), "code_url": s.system_info.get("code_url")}
+        wide = systems.setdefault(key, {**base, **{b: None for b in benchmarks}, **urls})
+        detail = details.setdefault(key, {**base, **{f"{b}:{m}": ("" if m == "RCP" else None) for b in benchmarks
+                                                      for m in DETAIL_METRICS}, **urls})
+        if s.benchmark in benchmarks:
+            wide[s.benchmark] = s.score_minutes
+            detail[f"{s.benchmark}:time_to_train"] = s.score_minutes
+            detail[f"{s.benchmark}:GBS"] = s.gbs
+            detail[f"{s.benchmark}:samples_to_converge"] = s.samples_to_converge
+            detail[f"{s.benchmark}:RCP"] = s.rcp_status
+            detail[f"{s.benchmark}:rcp_scaling_factor"] = s.scaling_factor
+    wide_columns = SPEC_COLUMNS + benchmarks + ["details_url", "code_url"]
+    detail_columns = SPEC_COLUMNS + [f"{b}:{m}" for b in benchmarks for m in DETAIL_METRICS] + ["details_url", "code_url"]
+    return _table(list(systems.values()), wide_columns), _table(list(details.values()), detail_columns)
+
+
+def url_prefix(ruleset: str) -> str:
+    version = ruleset.split("-", 1)[1]
+    short = version[:3] + version[3:].replace(".0", "")
+    return f"https://github.com/mlcommons/training_results_v{short}"
