@@ -27,7 +27,9 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from mlperf_audit.api import check
+import csv
+
+from mlperf_audit.api import check, score
 from mlperf_audit.config import Config
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "mlperf-training-v4.1-sample"
@@ -41,6 +43,20 @@ class Folder:
     official_errors: list[str] = field(default_factory=list)
     audit: str = "pass"
     audit_errors: list[str] = field(default_factory=list)
+    official_score: float | None = None
+    audit_score: float | None = None
+
+
+def official_scores(csv_path: Path, submitter: str, folders: dict[str, "Folder"]) -> None:
+    """Reads the summarizer's detailed table: time_to_train per system (from details_url) and benchmark."""
+    if not csv_path.is_file():
+        return
+    for row in csv.DictReader(csv_path.open()):
+        system = row["details_url"].rsplit("/", 1)[-1][: -len(".json")]
+        for column, value in row.items():
+            if column.endswith(":time_to_train") and value:
+                key = f"{submitter}/{system}/{column.split(':')[0]}"
+                folders.setdefault(key, Folder(key, official="(not checked)")).official_score = float(value)
 
 
 def official_flags(submission: Path) -> list[str]:
@@ -112,9 +128,13 @@ def main() -> int:
             text, summary, seconds = run_official(tree, submitter, version, Path(temp))
             official_seconds += seconds
             packages[submitter] = (official_verdicts(text, submitter, folders), summary)
+            official_scores(Path(temp) / f"{submitter}_detailed.csv", submitter, folders)
 
     start = time.perf_counter()
     report = check(root, Config(ruleset=args.ruleset))
+    for result in score(root, Config(ruleset=args.ruleset)):
+        key = f"{result.submitter}/{result.system}/{result.benchmark}"
+        folders.setdefault(key, Folder(key, official="(not checked)")).audit_score = result.score_minutes
     audit_seconds = time.perf_counter() - start
     audit_package: dict[str, str] = {s: "pass" for s in submitters}
     for finding in report.findings:
@@ -143,7 +163,17 @@ def main() -> int:
                                   "official errors"]))
     differing = sum(1 for row in rows if row[3] == "NO")
     print(f"\n{len(rows) - differing} of {len(rows)} verdicts agree; official tools {official_seconds:.1f} s, "
-          f"mlperf-audit {audit_seconds:.1f} s")
+          f"mlperf-audit check + score {audit_seconds:.1f} s\n")
+    score_rows = []
+    for key in sorted(folders):
+        folder = folders[key]
+        official, audit = folder.official_score, folder.audit_score
+        if official is None and audit is None:
+            continue
+        relative = (abs(audit - official) / official) if official and audit is not None else None
+        score_rows.append([key, official, audit, "-" if relative is None else f"{relative:.1e}"])
+    print(tabulate(score_rows, headers=["folder", "official score (min)", "mlperf-audit score (min)", "rel. diff"],
+                   floatfmt=".9f"))
     if args.json:
         Path(args.json).write_text(json.dumps([dict(zip(["folder", "official", "audit", "agree", "audit_errors",
                                                           "official_errors"], row)) for row in rows], indent=2))

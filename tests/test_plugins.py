@@ -253,3 +253,18 @@ def test_a_plugin_can_register_a_format(cli, fixtures):
                 return [Format("json", "again", lambda report: "")]
 
         PluginHost(plugins=[("clash", Clash())])
+
+
+def test_a_plugin_can_answer_mlperf_audit_score_benchmark_first(fixtures):
+    from mlperf_audit.api import score
+    from mlperf_audit.scores import BenchmarkScore
+
+    class FlatScore:
+        @hookimpl(tryfirst=True)
+        def mlperf_audit_score_benchmark(self, result: object, context: object) -> BenchmarkScore:
+            return BenchmarkScore(None, None, result.benchmark, result.path, (), None, 42.0, 1.0, 1.0)
+
+    (flat,) = score(fixtures / "broken" / "run-aborted", Config(), PluginHost(plugins=[("flat", FlatScore())]))
+    assert flat.score_minutes == 42.0
+    (builtin,) = score(fixtures / "broken" / "run-aborted", Config(), PluginHost())
+    assert builtin.score_minutes != 42.0 and builtin.benchmark == "ssd"
