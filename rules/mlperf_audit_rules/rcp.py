@@ -21,7 +21,6 @@ from functools import cache
 from typing import Any, Iterable
 
 import numpy as np
-from mlperf_logging.rcp_checker import rcp_checker
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
 from mlperf_audit.engine import CheckContext
@@ -88,6 +87,8 @@ def run_convergence(run: Run, version: str) -> RunConvergence:
 @cache
 def reference(version: str, benchmark: str) -> Any:
     """The official RCP_Checker for a round and benchmark (statistics and pruning computed once)."""
+    from mlperf_logging.rcp_checker import rcp_checker  # imports scipy: only when an RCP check runs
+
     previous = logging.root.manager.disable
     logging.disable(logging.INFO)  # its constructor logs at INFO level
     try:
@@ -190,7 +191,7 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool) -> Verdict:
 
 def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str, benchmark: str) -> None:
     record = copy.deepcopy(record)
-    if rcp_checker.is_version_at_least(version, "5.0.0") and benchmark == "llama31_405b":
+    if tuple(map(int, version.split("."))) >= (5, 0, 0) and benchmark == "llama31_405b":
         record["Max Speedup"] = record["RCP Mean"] / (record["Min Epochs"] - 46080)
     assert verdict.mean is not None
     verdict.record = record
