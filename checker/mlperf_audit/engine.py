@@ -65,6 +65,8 @@ class CheckContext:
     tree: Tree
     rules: dict[Scope, list[Rule]] = field(default_factory=dict)
     catalogue: dict[str, type[Rule]] = field(default_factory=dict)  # every registered rule, by code
+    #: Small per-folder summaries that plugins keep for tree-scope rules (parsed runs are not kept).
+    summaries: dict[str, list[Any]] = field(default_factory=dict)
     _memo_target: Any = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
 

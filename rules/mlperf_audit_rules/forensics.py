@@ -1,0 +1,293 @@
+"""FOR: logs that were edited, assembled or copied.
+
+What honest logs look like was learned from the real v4.1 sample (126 runs): time never goes
+backwards inside the training interval; after `run_stop` come only bookkeeping records (`status`,
+`tracked_stats`, `seed`, `epoch_stop`, `block_stop`, `train_samples`, `trained_samples`) and, for
+stable_diffusion, the offline evaluation of the saved checkpoints; evaluation points of the
+samples-based benchmarks are multiples of the global batch size (tokens: times 2048 for gpt3).
+Runs of one system overlapping in time are normal and are not a finding.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+from mlperf_audit import BenchmarkResult, Finding, LogEvent, Rule, Run, Severity, hookimpl
+from mlperf_audit.engine import CheckContext
+from mlperf_audit_rules import compliance, hardware
+from mlperf_audit_rules.compliance import LogLine
+
+#: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
+BACKWARDS_TOLERANCE_MS = 60_000
+#: A target-reaching evaluation may be logged this long after run_stop (the same step's bookkeeping).
+STOP_TOLERANCE_MS = 1_000
+ALLOWED_AFTER_STOP = {"status", "tracked_stats", "seed", "epoch_stop", "block_stop", "train_samples",
+                      "trained_samples", "run_stop"}
+OFFLINE_EVALUATION = {"stable_diffusion"}  # evaluates saved checkpoints after run_stop
+EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy"}
+#: samples-based convergence units: (metadata key, factor of the global batch size)
+CADENCE = {"llama2_70b_lora": ("samples_count", 1), "stable_diffusion": ("samples_count", 1), "gpt3": ("epoch_num", 2048)}
+
+
+def _interval(run: Run) -> tuple[int, int] | None:
+    start = next((i for i, e in enumerate(run.events) if e.key == "run_start"), None)
+    stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
+    if start is None:
+        return None
+    return start, (stop if stop is not None and stop > start else len(run.events) - 1)
+
+
+class TimeGoesBackwards(Rule):
+    """Inside the training interval, a record is timed earlier than one logged before it.
+
+    What it checks: between `run_start` and `run_stop`, in file order, that no record's `time_ms`
+    is more than 60 s earlier than the latest time logged so far (the real sample never goes
+    backwards at all). For stable_diffusion, the evaluation records and `run_stop` are left out:
+    the checkpoints are evaluated offline and logged in place, and `run_stop` carries the time of
+    the checkpoint that reached the target, earlier than the training that went on after it.
+
+    Why it matters: a log written as the run ran only moves forward; a jump back means records
+    were edited or spliced from another run, and time-to-train may be shortened by it.
+
+    Example: an `eval_accuracy` at 12:40 after a `block_stop` at 13:40.
+
+    How to fix: submit the log as the run wrote it.
+    """
+
+    code = "FOR001"
+    name = "time-goes-backwards"
+    summary = "Time goes backwards inside the training interval."
+    severity = Severity.ERROR
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        interval = _interval(run)
+        if interval is None:
+            return
+        offline = run.value("submission_benchmark") in OFFLINE_EVALUATION
+        latest: LogEvent = run.events[interval[0]]
+        for event in run.events[interval[0]:interval[1] + 1]:
+            if offline and (event.key in EVAL_KEYS or event.key == "run_stop"):
+                # evaluated offline and logged in place; run_stop carries the time of the checkpoint that
+                # reached the target, earlier than the training that went on: file order is not time order
+                continue
+            if latest.time_ms - event.time_ms > BACKWARDS_TOLERANCE_MS:
+                yield self.finding(
+                    f"{event.key} is timed {(latest.time_ms - event.time_ms) / 60000:.1f} min before the {latest.key} "
+                    f"logged at line {latest.line}", path=run.path, line=event.line)
+                return
+            if event.time_ms > latest.time_ms:
+                latest = event
+
+
+def _target_check(context: CheckContext, run: Run) -> Any:
+    """The compiled quality-target expression of the run's benchmark and division, if any."""
+    benchmark, division = run.value("submission_benchmark"), run.value("submission_division")
+    if not isinstance(benchmark, str) or division not in ("closed", "open"):
+        return None
+    config = compliance.load_config(context.ruleset.split("-", 1)[1], f"{division}_{benchmark}")
+    record = config.keys.get("eval_accuracy") if config else None
+    return record.at_least_one[1] if record and record.at_least_one else None
+
+
+def reaches_target(code: Any, event: LogEvent) -> bool:
+    line = LogLine("", event.time_ms, event.key, {"value": event.value, "metadata": dict(event.metadata)}, event.line)
+    try:
+        return bool(eval(code, {"s": {}, "math": math}, {"ll": line, "v": line.value}))
+    except Exception:  # a record the official expression cannot read does not reach the target
+        return False
+
+
+class StopBeforeTarget(Rule):
+    """`run_stop` is timed before the evaluation that reached the quality target.
+
+    What it checks: that the first `eval_accuracy` reaching the benchmark's target (the official
+    expression) is timed no later than `run_stop` (1 s of bookkeeping allowed). stable_diffusion
+    is exempt: it evaluates saved checkpoints after the run.
+
+    Why it matters: time-to-train ends when the target is reached; stopping the clock before that
+    shortens the score.
+
+    Example: `run_stop` at 10:00 and the first `eval_accuracy` above 0.72 at 10:25.
+
+    How to fix: log `run_stop` after the evaluation that reaches the target.
+    """
+
+    code = "FOR002"
+    name = "stop-before-target"
+    summary = "run_stop is timed before the target was reached."
+    severity = Severity.ERROR
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        stop = run.first("run_stop")
+        if stop is None or stop.meta("status") != "success" or run.value("submission_benchmark") in OFFLINE_EVALUATION:
+            return
+        code = _target_check(context, run)
+        if code is None:
+            return
+        reached = next((e for e in run.all("eval_accuracy") if reaches_target(code, e)), None)
+        if reached is not None and reached.time_ms > stop.time_ms + STOP_TOLERANCE_MS:
+            yield self.finding(
+                f"the target is first reached at line {reached.line}, {(reached.time_ms - stop.time_ms) / 60000:.1f} min "
+                f"after run_stop: time-to-train is short by that much", path=run.path, line=stop.line)
+
+
+class EventsAfterStop(Rule):
+    """Training or evaluation is logged after `run_stop`.
+
+    What it checks: records after `run_stop` in the file; the real logs show only bookkeeping there
+    (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, `train_samples`,
+    `trained_samples`), and stable_diffusion's offline evaluation.
+
+    Why it matters: training or evaluation after the clock stopped is work the time-to-train does
+    not count, or a sign that two runs were joined.
+
+    Example: `block_start` and `eval_accuracy` records after `run_stop`.
+
+    How to fix: log `run_stop` when the run ends, and nothing of training after it.
+    """
+
+    code = "FOR003"
+    name = "events-after-stop"
+    summary = "Training or evaluation is logged after run_stop."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
+        if stop is None:
+            return
+        offline = run.value("submission_benchmark") in OFFLINE_EVALUATION
+        late = [e for e in run.events[stop + 1:]
+                if e.key not in ALLOWED_AFTER_STOP and not (offline and e.key in EVAL_KEYS)]
+        if late:
+            keys = ", ".join(sorted({e.key for e in late}))
+            yield self.finding(f"{len(late)} record(s) after run_stop ({keys})", path=run.path, line=late[0].line)
+
+
+def fingerprint(run: Run) -> tuple[Any, ...] | None:
+    """The run's evaluation curve with its timing relative to run_start (seeds left out)."""
+    start = run.first("run_start")
+    evaluations = run.all("eval_accuracy")
+    if start is None or len(evaluations) < 2:
+        return None
+    return tuple((e.value if not isinstance(e.value, float) else repr(e.value),
+                  tuple(sorted((k, repr(v)) for k, v in e.metadata.items() if k not in ("file", "lineno"))),
+                  round(e.time_ms - start.time_ms)) for e in evaluations)
+
+
+class ClonedRun(Rule):
+    """Two runs of a benchmark have the same evaluation curve with the same timing.
+
+    What it checks: every evaluation's value, metadata and time after `run_start`, run against run;
+    independent runs (different seeds) never repeat each other to the millisecond.
+
+    Why it matters: a copied run counts twice in the olympic mean; a copy with another seed is made
+    to pass the seed checker. Reported as a warning: the tool cannot tell a deliberate copy from an
+    accidental one, a reviewer must ask.
+
+    Example: `result_8.txt` equal to `result_3.txt` but for its seed.
+
+    How to fix: replace the copy with an independent run.
+    """
+
+    code = "FOR004"
+    name = "cloned-run"
+    summary = "Two runs repeat each other's evaluations and timing."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        seen: dict[tuple[Any, ...], Run] = {}
+        for run in result.runs:
+            key = fingerprint(run)
+            if key is None:
+                continue
+            if key in seen:
+                first = seen[key]
+                seeds = (first.value("seed"), run.value("seed"))
+                detail = f"seeds {seeds[0]} and {seeds[1]}" if seeds[0] != seeds[1] else f"the same seed {seeds[0]}"
+                yield self.finding(f"{run.name} repeats {first.name}: {len(key)} evaluations with the same values and "
+                                   f"timing ({detail})", path=run.path)
+            else:
+                seen[key] = run
+
+
+class EvalCadence(Rule):
+    """Evaluation points are not whole multiples of the global batch size.
+
+    What it checks: for llama2_70b_lora and stable_diffusion (`samples_count`) and gpt3
+    (`epoch_num` in tokens, 2048 per sample), that every evaluation point is a multiple of
+    `global_batch_size` (times 2048 for gpt3), as training proceeds in whole steps.
+
+    Why it matters: a point between steps cannot come from the logged configuration: the batch
+    size or the points were changed.
+
+    Example: llama2 at batch 8 evaluating at `samples_count` 3,076.
+
+    How to fix: log the batch size the run used and the points it evaluated at.
+    """
+
+    code = "FOR005"
+    name = "eval-cadence"
+    summary = "Evaluation points are not multiples of the batch size."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        rule = CADENCE.get(str(run.value("submission_benchmark")))
+        batch = run.value("global_batch_size")
+        if rule is None or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
+            return
+        step = batch * rule[1]
+        for event in run.all("eval_accuracy"):
+            point = event.meta(rule[0])
+            if isinstance(point, (int, float)) and not isinstance(point, bool) and point % step:
+                yield self.finding(f"{rule[0]} {point:g} is not a multiple of {step:g} (global_batch_size {batch}"
+                                   f"{' x 2048 tokens' if rule[1] > 1 else ''})", path=run.path, line=event.line)
+                return
+
+
+class PlatformMismatch(Rule):
+    """`submission_platform` names another accelerator than the system description.
+
+    What it checks: the accelerator family named in the logs' `submission_platform` (H100, H200,
+    B200, TPU v5p, Trillium, MI300X, ...) against the description's `accelerator_model_name`.
+
+    Why it matters: logs reused from another system, or a description that names other hardware
+    than the runs used, make every per-accelerator comparison wrong.
+
+    Example: logs saying `tpu-v5p` in a folder whose system is described as TPU Trillium.
+
+    How to fix: describe the hardware the runs used, or resubmit runs from the described system.
+    """
+
+    code = "FOR006"
+    name = "platform-mismatch"
+    summary = "submission_platform names another accelerator than the description."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        description = context.system_description(result.submitter, result.system)
+        described = hardware.family_of_text(description.get("accelerator_model_name")) if description else None
+        if described is None:
+            return
+        for run in result.runs:
+            event = run.first("submission_platform")
+            logged = hardware.family_of_text(event.value) if event is not None else None
+            if event is not None and logged is not None and logged != described:
+                yield self.finding(f"submission_platform {event.value!r} names {logged}, the system description "
+                                   f"{description.get('accelerator_model_name')!r}", path=run.path, line=event.line)
+                return
+
+
+RULES: list[type[Rule]] = [TimeGoesBackwards, StopBeforeTarget, EventsAfterStop, ClonedRun, EvalCadence,
+                           PlatformMismatch]
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return RULES

@@ -1,0 +1,319 @@
+"""AUD: claims the hardware cannot support.
+
+Utilisation is the training work a run did (its convergence point times the FLOPs per unit of
+`hardware.WORK`) divided by its time-to-train and its accelerator count, against the higher of
+the accelerator's dense BF16 and FP8 peaks (INT8 where it has no FP8): the logs do not say which
+precision a run used. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
+the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
+
+- above 100% is impossible (error), where the work model is exact (gpt3, llama2_70b_lora);
+- above the ceiling is suspicious (warning): 60% for gpt3 and llama2_70b_lora, 1.35 x the best
+  honest result (44.5% of FP8, NVIDIA H100 gpt3 at 256 GPUs; llama2 reaches 38.7%); 75% for bert,
+  whose work is an upper bound (unpadding) and whose best honest figure is 55.5%.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+from typing import Iterable
+
+from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, SystemDescription, Tree, hookimpl
+from mlperf_audit.engine import CheckContext
+from mlperf_audit_rules import hardware
+from mlperf_audit_rules.rcp import run_convergence
+from mlperf_audit_rules.scoring import time_to_train
+
+EXACT_WORK = {"gpt3", "llama2_70b_lora"}
+CEILING = {"gpt3": 0.60, "llama2_70b_lora": 0.60, "bert": 0.75}
+#: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
+THROUGHPUT_TOLERANCE = 1.25
+#: Benchmarks whose convergence unit is samples, the unit of their logged `throughput`.
+SAMPLE_UNITS = {"bert", "llama2_70b_lora", "stable_diffusion"}
+#: A run processing units this much faster than the median of the other runs stands out.
+RATE_OUTLIER = 1.3
+#: Larger systems may process this much more per accelerator than smaller ones (hardware.md R3).
+SUPERLINEAR_MARGIN = 1.05
+
+
+@dataclass(frozen=True)
+class RunWork:
+    run: Run
+    units: float
+    minutes: float
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.minutes
+
+
+def accelerators(description: SystemDescription | None) -> tuple[int | None, hardware.Accelerator | None]:
+    if description is None or description.data is None:
+        return None, None
+    try:
+        count = int(str(description.get("accelerators_per_node"))) * int(str(description.get("number_of_nodes")))
+    except ValueError:
+        count = None
+    return count, hardware.match(description.get("accelerator_model_name"))
+
+
+def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
+    works = []
+    for run in result.runs:
+        convergence = run_convergence(run, version)
+        minutes = time_to_train(run)
+        if convergence.converged and minutes and minutes > 0:
+            works.append(RunWork(run, float(convergence.point), minutes))
+    return works
+
+
+def utilisation(work: RunWork, benchmark: str, count: int, accelerator: hardware.Accelerator) -> float | None:
+    model = hardware.WORK.get(benchmark)
+    peak = accelerator.best_peak_tflops
+    if model is None or peak is None or count <= 0:
+        return None
+    return work.units * model.flops_per_unit / (work.minutes * 60) / count / (peak * 1e12)
+
+
+class UnknownAccelerator(Rule):
+    """The accelerator of a system is not in the hardware reference, or has no peak figure there.
+
+    What it checks: that `accelerator_model_name` maps to an entry of `data/accelerators.json` with
+    a dense BF16, FP8 or INT8 peak.
+
+    Why it matters: without a peak, utilisation and cross-hardware speedups cannot be checked;
+    the report says so rather than passing silently.
+
+    Example: `"accelerator_model_name": "NPU-9000"`, or the AMD Radeon RX 7900 XTX (no vendor matrix
+    peak found).
+
+    How to fix: nothing in the package; extend the hardware reference with a sourced figure.
+    """
+
+    code = "AUD001"
+    name = "unknown-accelerator"
+    summary = "The accelerator has no entry or no peak in the hardware reference."
+    severity = Severity.INFO
+    scope = "system"
+
+    def check(self, system: SystemDescription, context: CheckContext) -> Iterable[Finding]:
+        if system.data is None:
+            return
+        name = system.get("accelerator_model_name")
+        accelerator = hardware.match(name)
+        line = system.field_lines.get("accelerator_model_name")
+        if accelerator is None:
+            yield self.finding(f"accelerator {name!r} is not in the hardware reference: utilisation is not checked",
+                               path=system.path, line=line)
+        elif accelerator.best_peak_tflops is None:
+            yield self.finding(f"{accelerator.model} has no sourced peak figure: utilisation is not checked",
+                               path=system.path, line=line)
+
+
+class _UtilisationRule(Rule):
+    scope = "benchmark"
+
+    def measured(self, result: BenchmarkResult, context: CheckContext) -> tuple[float, RunWork, str] | None:
+        count, accelerator = accelerators(context.system_description(result.submitter, result.system))
+        if count is None or accelerator is None or result.benchmark not in hardware.WORK:
+            return None
+        best = None
+        for work in run_work(result, context.ruleset.split("-", 1)[1]):
+            value = utilisation(work, result.benchmark, count, accelerator)
+            if value is not None and (best is None or value > best[0]):
+                best = (value, work, f"{count} x {accelerator.model}, peak {accelerator.best_peak_tflops:g} TFLOP/s")
+        return best
+
+    def describe(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
+        model = hardware.WORK[benchmark]
+        achieved = value * float(hardware_text.rsplit("peak ", 1)[1].split(" ")[0])
+        return (f"{work.run.name}: {work.units:,.0f} {model.unit}s x {model.flops_per_unit:.3g} FLOP in "
+                f"{work.minutes:.2f} min on {hardware_text}: {achieved:,.0f} TFLOP/s per accelerator, "
+                f"{value:.0%} of peak")
+
+
+class UtilisationImpossible(_UtilisationRule):
+    """A run did more training work per second than its accelerators can compute.
+
+    What it checks: the utilisation of every converged run (see the module doc) against 100% of
+    the accelerator's best dense peak, for the benchmarks whose work model is exact (gpt3,
+    llama2_70b_lora).
+
+    Why it matters: more than 100% of peak is physically impossible: the timestamps were
+    compressed, the accelerator count understated, or the accelerator is not the one described.
+
+    Example: gpt3 on 256 H100 in 24 minutes (176% of the FP8 peak): timestamps compressed 4x.
+
+    How to fix: correct the system description or the logs; if both are right, report the
+    hardware figure that is wrong.
+    """
+
+    code = "AUD002"
+    name = "utilisation-impossible"
+    summary = "A run computed faster than its accelerators' peak."
+    severity = Severity.ERROR
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        measured = self.measured(result, context)
+        if measured and result.benchmark in EXACT_WORK and measured[0] > 1.0:
+            yield self.finding(f"impossible utilisation: {self.describe(*measured, result.benchmark)}",
+                               path=measured[1].run.path)
+
+
+class UtilisationSuspicious(_UtilisationRule):
+    """A run's utilisation is above what the best honest results reach.
+
+    What it checks: the highest utilisation of a benchmark's runs against the ceiling of its
+    benchmark: 60% for gpt3 and llama2_70b_lora, 75% for bert (whose work is an upper bound).
+
+    Why it matters: the best honest v4.x results reach 44.5% (gpt3) and 38.7% (llama2) of the FP8
+    peak; a result far above them asks for an explanation.
+
+    Example: llama2_70b_lora on 8 H200 in 12 minutes (77% of the FP8 peak).
+
+    How to fix: check the system description (accelerator model and count) and the logs' times.
+    """
+
+    code = "AUD003"
+    name = "utilisation-suspicious"
+    summary = "A run's utilisation is above the best honest results."
+    severity = Severity.WARNING
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        measured = self.measured(result, context)
+        if measured is None:
+            return
+        ceiling = CEILING[result.benchmark]
+        impossible = result.benchmark in EXACT_WORK and measured[0] > 1.0  # AUD002's
+        if measured[0] > ceiling and not impossible:
+            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.describe(*measured, result.benchmark)}",
+                               path=measured[1].run.path)
+
+
+class ThroughputMismatch(Rule):
+    """A run's time-to-train is shorter than its own logged throughput allows.
+
+    What it checks: the samples a run trained divided by its time-to-train against the median
+    `throughput` it logs in `tracked_stats` (bert, llama2_70b_lora, stable_diffusion, whose
+    convergence unit is samples). Honest runs stay between 0.87 and 1.004 (evaluation takes time);
+    above 1.25 the two cannot both be true.
+
+    Why it matters: compressing timestamps shortens time-to-train but leaves the logged throughput
+    as it was.
+
+    Example: 3,072 samples in 6 minutes (8.5/s) while the run logs 2.4 samples/s.
+
+    How to fix: the logs must come from the run as it ran; regenerate them.
+    """
+
+    code = "AUD004"
+    name = "throughput-mismatch"
+    summary = "Time-to-train is shorter than the logged throughput allows."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        if result.benchmark not in SAMPLE_UNITS:
+            return
+        for work in run_work(result, context.ruleset.split("-", 1)[1]):
+            logged = [e.value["throughput"] for e in work.run.all("tracked_stats")
+                      if isinstance(e.value, dict) and isinstance(e.value.get("throughput"), (int, float))]
+            if not logged:
+                continue
+            ratio = (work.units / (work.minutes * 60)) / statistics.median(logged)
+            if ratio > THROUGHPUT_TOLERANCE:
+                yield self.finding(
+                    f"{work.units:,.0f} samples in {work.minutes:.2f} min is {ratio:.2f}x the throughput the run logs "
+                    f"({statistics.median(logged):,.2f} samples/s)", path=work.run.path)
+
+
+class RateOutlier(Rule):
+    """One run processed its samples much faster than the other runs of the same benchmark.
+
+    What it checks: each run's convergence units per minute against the median of the other runs
+    of the folder; above 1.3x stands out (honest runs of one system and configuration differ by a
+    few percent in speed; they differ in how many samples they need, not in how fast they go).
+
+    Why it matters: a run whose timestamps were compressed, or that ran on other hardware, stands
+    out from its siblings.
+
+    Example: nine runs at 130 samples/min and one at 260.
+
+    How to fix: check the run's log and its system; all runs of a result must run the same way.
+    """
+
+    code = "AUD005"
+    name = "rate-outlier"
+    summary = "One run was much faster per sample than its siblings."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        works = run_work(result, context.ruleset.split("-", 1)[1])
+        if len(works) < 3:
+            return
+        for work in works:
+            others = statistics.median(w.rate for w in works if w is not work)
+            if work.rate > RATE_OUTLIER * others:
+                yield self.finding(f"{work.rate:,.4g} units/min, {work.rate / others:.2f}x the median of the other runs "
+                                   f"({others:,.4g})", path=work.run.path)
+
+
+class SuperlinearScaling(Rule):
+    """A larger system of the same submitter and accelerator does more work per accelerator.
+
+    What it checks: for each submitter, benchmark and accelerator model with results at several
+    accelerator counts, the work per accelerator per minute (olympic mean of the runs' units per
+    minute, divided by the count) of the larger system against the smaller; more than 5% above is
+    super-linear (hardware.md R3: honest results stay within 1%, up to 2.6% by convergence luck).
+
+    Why it matters: adding accelerators adds communication; doing more per accelerator on a bigger
+    system needs an explanation (a memory-bound small configuration can give one).
+
+    Example: 8 GPUs at 1,000 samples/min per GPU, 64 GPUs at 1,200.
+
+    How to fix: explain it in the submission notes, or check the accelerator counts.
+    """
+
+    code = "AUD006"
+    name = "superlinear-scaling"
+    summary = "A larger system does more work per accelerator than a smaller one."
+    severity = Severity.WARNING
+    scope = "tree"
+
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
+        groups: dict[tuple[str, str, str], list[tuple[int, float, str]]] = {}
+        for submitter, benchmark, model, count, per_accelerator, path in context.summaries.get(RATES, []):
+            groups.setdefault((submitter, benchmark, model), []).append((count, per_accelerator, path))
+        for (submitter, benchmark, model), entries in sorted(groups.items()):
+            entries.sort()
+            for small, large in zip(entries, entries[1:]):
+                if large[0] > small[0] and large[1] > SUPERLINEAR_MARGIN * small[1]:
+                    yield self.finding(
+                        f"{benchmark} on {large[0]} x {model} does {large[1] / small[1]:.2f}x the work per accelerator "
+                        f"of {small[0]} x {model} ({small[2]})", path=large[2])
+
+
+RATES = "plausibility.rates"
+
+
+@hookimpl
+def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext) -> None:
+    """Keeps each folder's work per accelerator per minute for SuperlinearScaling (runs are not kept)."""
+    count, accelerator = accelerators(context.system_description(result.submitter, result.system))
+    if not count or accelerator is None or result.submitter is None:
+        return
+    rates = sorted(w.rate for w in run_work(result, context.ruleset.split("-", 1)[1]))
+    if len(rates) >= 3:
+        middle = rates[1:-1]
+        context.summaries.setdefault(RATES, []).append(
+            (result.submitter, result.benchmark, accelerator.model, count, sum(middle) / len(middle) / count, result.path))
+
+
+RULES: list[type[Rule]] = [UnknownAccelerator, UtilisationImpossible, UtilisationSuspicious, ThroughputMismatch,
+                           RateOutlier, SuperlinearScaling]
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return RULES
