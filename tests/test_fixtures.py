@@ -65,3 +65,14 @@ def test_demo_has_findings(cli, fixtures):
     assert result.code == 0
     assert "6 error(s), 3 warning(s), 1 info" in result.out
     assert cli("check", str(fixtures / "demo")).code == 1
+
+
+FORGED = json.loads((REPO / "fixtures" / "packages" / "forged" / "cases.json").read_text())
+
+
+@pytest.mark.parametrize("case", sorted(FORGED))
+def test_forged_case_is_caught_by_its_rule(fixtures, host, case):
+    report = check(fixtures / "forged" / case, Config(ignore=("EXA",)), host)
+    found = {f.rule for f in report.findings if f.severity.value != "info"}
+    assert set(FORGED[case]["expect"]) <= found, FORGED[case]["description"]
+    assert not {code for code in found if code[:3] in ("AUD", "FOR")} - set(FORGED[case]["expect"]) - {"AUD005", "FOR006"}

@@ -72,3 +72,13 @@ def test_every_path_kind_on_real_data(cli, sample, relative):
     result = cli("check", str(sample / relative), "--format", "json")
     assert result.code in (0, 1) and result.err == ""
     jsonschema.validate(json.loads(result.out), SCHEMA)
+
+
+def test_no_plausibility_or_forensic_error_on_the_real_sample(sample_report):
+    findings = [f for f in json.loads(sample_report[1])["findings"] if f["rule"][:3] in ("AUD", "FOR")]
+    assert [f for f in findings if f["severity"] == "error"] == []
+    # the two warnings, explained in the issue note: a cloned run and a platform name that is not the system's
+    assert {(f["rule"], f["path"]) for f in findings if f["severity"] == "warning"} == {
+        ("FOR004", "tinycorp/results/tinybox_green/bert/result_8.txt"),
+        ("FOR006", "Google/results/cloud-tpu-trillium-512-maxtext/gpt3/result_0.txt"),
+    }

@@ -124,7 +124,7 @@ class _UtilisationRule(Rule):
                 best = (value, work, f"{count} x {accelerator.model}, peak {accelerator.best_peak_tflops:g} TFLOP/s")
         return best
 
-    def describe(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
+    def explain_measure(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
         model = hardware.WORK[benchmark]
         achieved = value * float(hardware_text.rsplit("peak ", 1)[1].split(" ")[0])
         return (f"{work.run.name}: {work.units:,.0f} {model.unit}s x {model.flops_per_unit:.3g} FLOP in "
@@ -156,7 +156,7 @@ class UtilisationImpossible(_UtilisationRule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         measured = self.measured(result, context)
         if measured and result.benchmark in EXACT_WORK and measured[0] > 1.0:
-            yield self.finding(f"impossible utilisation: {self.describe(*measured, result.benchmark)}",
+            yield self.finding(f"impossible utilisation: {self.explain_measure(*measured, result.benchmark)}",
                                path=measured[1].run.path)
 
 
@@ -186,7 +186,7 @@ class UtilisationSuspicious(_UtilisationRule):
         ceiling = CEILING[result.benchmark]
         impossible = result.benchmark in EXACT_WORK and measured[0] > 1.0  # AUD002's
         if measured[0] > ceiling and not impossible:
-            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.describe(*measured, result.benchmark)}",
+            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}",
                                path=measured[1].run.path)
 
 
