@@ -268,3 +268,20 @@ def test_a_plugin_can_answer_mlperf_audit_score_benchmark_first(fixtures):
     assert flat.score_minutes == 42.0
     (builtin,) = score(fixtures / "broken" / "run-aborted", Config(), PluginHost())
     assert builtin.score_minutes != 42.0 and builtin.benchmark == "ssd"
+
+
+def test_a_plugin_can_add_a_command(capsys):
+    from mlperf_audit.cli import build_parser
+
+    class Hello:
+        @hookimpl
+        def mlperf_audit_add_commands(self, commands: object) -> None:
+            parser = commands.add_parser("hello", help="say hello")
+            parser.add_argument("name")
+            parser.set_defaults(handler=lambda args, host: print(f"hello {args.name}") or 0)
+
+    host = PluginHost(plugins=[("hello", Hello())])
+    args = build_parser(host).parse_args(["hello", "reviewer"])
+    assert args.handler(args, host) == 0
+    assert capsys.readouterr().out == "hello reviewer\n"
+    assert "audit" in build_parser(PluginHost()).format_help()  # the built-in audit command comes the same way

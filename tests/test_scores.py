@@ -138,7 +138,7 @@ def test_score_json_contract(cli, fixtures):
     first = document["results"][0]
     assert set(first) >= {"submitter", "system", "system_name", "benchmark", "division", "availability",
                           "accelerator", "accelerators", "runs", "score_minutes", "rcp_factor", "scaling_factor", "note"}
-    assert set(first["runs"][0]) == {"file", "minutes", "status"}
+    assert set(first["runs"][0]) >= {"file", "minutes", "status"}
 
 
 @pytest.mark.sample

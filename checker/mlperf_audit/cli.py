@@ -38,7 +38,7 @@ def _split(values: list[str] | None) -> list[str] | None:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mlperf-audit",
         description="Check MLPerf Training result packages the way a careful reviewer would.",
@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     plugins_cmd.add_argument("--json", action="store_true", help="print the plugins as JSON")
 
     commands.add_parser("formats", help="list the output formats")
+    if host is not None:
+        host.hook.mlperf_audit_add_commands(commands=commands)
     return parser
 
 
@@ -248,15 +250,28 @@ COMMANDS = {
 }
 
 
+def _disabled_plugins(argv: Sequence[str] | None) -> list[str]:
+    """--disable-plugin is needed before the full parser exists (plugins add commands to it)."""
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--disable-plugin", action="append", default=[])
+    known, _ = early.parse_known_args(argv)
+    return list(known.disable_plugin)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        host = PluginHost(disabled=_disabled_plugins(argv))
+    except PluginError as error:
+        print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
+        return EXIT_ERROR
+    parser = build_parser(host)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors and 0 for --help/--version
         return int(exit_.code or 0)
     try:
-        host = PluginHost(disabled=args.disable_plugin)
-        return COMMANDS[args.command](args, host)
+        handler = COMMANDS.get(args.command) or getattr(args, "handler")
+        return int(handler(args, host))
     except PluginError as error:
         print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
         return EXIT_ERROR

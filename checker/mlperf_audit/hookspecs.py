@@ -12,7 +12,8 @@ built-in rule packs are registered the same way. Implement a hook with the ``hoo
 
 Phases, in the order one ``check`` goes through them:
 
-1. registration: ``mlperf_audit_register_rules``, ``mlperf_audit_register_formats``
+1. registration: ``mlperf_audit_register_rules``, ``mlperf_audit_register_formats``,
+   ``mlperf_audit_add_commands``
 2. configuration: ``mlperf_audit_configure``
 3. checking: ``mlperf_audit_check_run``, ``mlperf_audit_check_benchmark``,
    ``mlperf_audit_check_system``, ``mlperf_audit_check_submission``, ``mlperf_audit_check_tree``
@@ -33,6 +34,8 @@ from typing import TYPE_CHECKING, Callable, TypeVar
 import pluggy
 
 if TYPE_CHECKING:
+    import argparse
+
     from .config import Config
     from .engine import CheckContext
     from .formats import Format
@@ -70,6 +73,15 @@ def mlperf_audit_register_formats() -> "list[Format]":
 
     A format has a unique ``name`` (the value of ``--format``), a one-line ``description`` and
     a ``render(report) -> str`` function that turns a ``mlperf_audit.report.Report`` into text.
+    """
+
+
+@hookspec
+def mlperf_audit_add_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Add subcommands to the command line (``commands.add_parser(...)``).
+
+    Give each a handler with ``parser.set_defaults(handler=function)``; the handler receives the
+    parsed arguments and the plugin host and returns the exit code.
     """
 
 

@@ -29,6 +29,7 @@ class RunScore:
     file: str  # relative path of the result file
     minutes: float | None  # None when the run has no usable time-to-train
     status: str  # "ok", or why the run counts as the slowest ("non-compliant: ...")
+    units: float | None = None  # its convergence point (samples, tokens or epochs) when it converged
 
     @property
     def counted(self) -> bool:
@@ -71,7 +72,7 @@ class BenchmarkScore:
             "availability": self.system_info.get("availability"),
             "accelerator": self.system_info.get("accelerator_model_name"),
             "accelerators": self.accelerators,
-            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status} for r in self.runs],
+            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status, "units": r.units} for r in self.runs],
             "required_runs": self.required_runs,
             "dropped": list(self.dropped),
             "score_minutes": self.score_minutes,

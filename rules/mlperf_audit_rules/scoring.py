@@ -24,7 +24,7 @@ from mlperf_audit import BenchmarkResult, Run, Severity, hookimpl, rulesets
 from mlperf_audit.engine import CheckContext
 from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
 from mlperf_audit_rules import compliance
-from mlperf_audit_rules.rcp import Verdict, evaluate, verdict_for
+from mlperf_audit_rules.rcp import Verdict, evaluate, run_convergence, verdict_for
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
@@ -65,15 +65,17 @@ def run_score(run: Run, context: CheckContext, version: str) -> tuple[RunScore, 
     failure = official_failure(run, context, version)
     if failure:
         return RunScore(run.path, minutes, failure), None
+    convergence = run_convergence(run, version)
+    units = convergence.point if convergence.converged else None
     stop = run.first("run_stop")
     status = stop.meta("status") if stop is not None else None
     if status != "success":
-        return (RunScore(run.path, minutes, f"not converged (run_stop status {status!r})"),
+        return (RunScore(run.path, minutes, f"not converged (run_stop status {status!r})", units),
                 f"{run.name}: run_stop status {status!r}, the official summarizer counts its time")
     if minutes is not None and minutes < 0:
-        return (RunScore(run.path, minutes, "negative time-to-train"),
+        return (RunScore(run.path, minutes, "negative time-to-train", units),
                 f"{run.name}: negative time-to-train, the official summarizer counts it")
-    return RunScore(run.path, minutes, "ok"), None
+    return RunScore(run.path, minutes, "ok", units), None
 
 
 def olympic(runs: list[RunScore], drop: int) -> tuple[float | None, tuple[str, ...]]:

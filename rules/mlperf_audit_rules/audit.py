@@ -1,0 +1,371 @@
+"""`mlperf-audit audit PATH [--baseline PATH] [--claims FILE]`: a reviewer's view of claims.
+
+The command runs `check` (every rule, the plausibility and forensic ones included) and `score`,
+then:
+
+- without a claims file, a peer table per benchmark: each result's score, accelerators, work per
+  accelerator per minute and its ratio to the median of its peers, utilisation where the work
+  model applies, and the codes of the findings on that result (what stands out);
+- with `--baseline PATH`, the best result of each benchmark in PATH against the baseline's, with
+  the speedup per accelerator against what the hardware supports (AUD007);
+- with `--claims FILE`, a verdict per claim: supported, overstated, understated or not checkable,
+  with the recomputed numbers, whether the gain fits what the hardware supports, and caveats.
+
+Claims file (YAML)::
+
+    claims:
+      - id: h200-bert
+        statement: "NVIDIA's H200 system trains BERT 5% faster than Dell's H100 system"
+        benchmark: bert
+        faster: {submitter: NVIDIA, system: h200_ngc23.09_pytorch}
+        than: {submitter: Dell, system: XE9680x8H100-SXM-80GB}
+        speedup_percent: 5          # or speedup: 1.05; per_accelerator: true compares per accelerator
+      - id: gpt3-minutes
+        statement: "trained GPT-3 in 96.7 minutes on 256 GPUs"
+        benchmark: gpt3
+        result: {submitter: NVIDIA, system: eos_n32_ngc24.09_nemo}
+        minutes: 96.7
+        accelerators: 256
+
+A claimed number is supported when it equals the recomputed one to the precision it is written
+with (half a unit of its last digit, at least 1%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from tabulate import tabulate
+
+from mlperf_audit import Finding, Rule, Severity, hookimpl
+from mlperf_audit.api import check, score
+from mlperf_audit.config import load_config
+from mlperf_audit.errors import AuditError, TargetError
+from mlperf_audit.plugins import PluginHost
+from mlperf_audit.scores import BenchmarkScore
+from mlperf_audit_rules import hardware
+
+#: Software allowance on speedups per accelerator (hardware.md R2): the same round, one round apart.
+SOFTWARE_SAME_ROUND = 1.0
+SOFTWARE_ACROSS_ROUNDS = 1.3
+MEASUREMENT_MARGIN = 1.10
+#: Above this share of peers' median work per accelerator, a result stands out.
+STANDS_OUT = 1.5
+CAVEATS = {
+    "gpt3": "gpt3 trains a ~1.2e9-token slice from a checkpoint (about 0.4% of a full 300e9-token run), not GPT-3",
+    "llama2_70b_lora": "llama2_70b_lora is a LoRA fine-tune of a few thousand 8k-token samples, not pre-training",
+}
+
+
+class ClaimsError(AuditError):
+    """The claims file cannot be read."""
+
+
+def work_rate(result: BenchmarkScore) -> float | None:
+    """Convergence units per minute per accelerator: the olympic mean over the converged runs."""
+    rates = sorted(r.units / r.minutes for r in result.runs if r.counted and r.units and r.minutes and r.minutes > 0)
+    if not rates or not result.accelerators:
+        return None
+    kept = rates[1:-1] if len(rates) >= 3 else rates
+    return sum(kept) / len(kept) / result.accelerators
+
+
+def samples_to_converge(result: BenchmarkScore) -> float | None:
+    points = sorted(r.units for r in result.runs if r.counted and r.units)
+    kept = points[1:-1] if len(points) >= 3 else points
+    return sum(kept) / len(kept) if kept else None
+
+
+def hardware_bound(new: BenchmarkScore, old: BenchmarkScore, software: float) -> tuple[float | None, str]:
+    """The largest per-accelerator speedup of `new` over `old` that their hardware supports."""
+    a = hardware.match(str(new.system_info.get("accelerator_model_name", "")))
+    b = hardware.match(str(old.system_info.get("accelerator_model_name", "")))
+    if a is None or b is None:
+        return None, "an accelerator is not in the hardware reference"
+    ratios = []
+    if a.best_peak_tflops and b.best_peak_tflops:
+        ratios.append((a.best_peak_tflops / b.best_peak_tflops, "compute"))
+    if a.hbm_tbs and b.hbm_tbs:
+        ratios.append((a.hbm_tbs / b.hbm_tbs, "memory bandwidth"))
+    if not ratios:
+        return None, f"no peak or bandwidth figures for {a.model} and {b.model}"
+    ratio, basis = max(ratios)
+    bound = ratio * software * MEASUREMENT_MARGIN
+    return bound, (f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
+                   f"{MEASUREMENT_MARGIN:g} = {bound:.2f}")
+
+
+def _find(scores: list[BenchmarkScore], benchmark: str, who: dict[str, Any] | None) -> BenchmarkScore | None:
+    if not who:
+        return None
+    for result in scores:
+        if result.benchmark == benchmark and result.submitter == who.get("submitter") and result.system == who.get("system"):
+            return result
+    return None
+
+
+def _tolerance(written: Any) -> float:
+    """Half a unit of the last digit written."""
+    exponent = Decimal(str(written)).normalize().as_tuple().exponent
+    return 0.5 * 10 ** (exponent if isinstance(exponent, int) else 0)
+
+
+@dataclass
+class ClaimVerdict:
+    id: str
+    statement: str
+    verdict: str  # supported, overstated, understated, not checkable
+    claimed: Any = None
+    recomputed: Any = None
+    hardware: str = ""
+    caveats: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "statement": self.statement, "verdict": self.verdict, "claimed": self.claimed,
+                "recomputed": self.recomputed, "hardware": self.hardware, "caveats": self.caveats}
+
+
+def _compare(claimed: float, actual: float, tolerance: float, larger_is_better: bool = True) -> str:
+    if abs(claimed - actual) <= tolerance:
+        return "supported"
+    more = claimed > actual
+    return "overstated" if more == larger_is_better else "understated"
+
+
+def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVerdict:
+    identifier = str(claim.get("id", "?"))
+    statement = str(claim.get("statement", ""))
+    benchmark = str(claim.get("benchmark", ""))
+    caveats = [CAVEATS[benchmark]] if benchmark in CAVEATS else []
+    if "minutes" in claim:
+        result = _find(scores, benchmark, claim.get("result"))
+        if result is None or result.score_minutes is None:
+            return ClaimVerdict(identifier, statement, "not checkable", claim["minutes"], None,
+                                caveats=caveats + ["no scored result matches the claim"])
+        claimed = float(claim["minutes"])
+        tolerance = max(_tolerance(claim["minutes"]), 0.01 * result.score_minutes)
+        verdict = _compare(claimed, result.score_minutes, tolerance, larger_is_better=False)
+        if "accelerators" in claim and int(claim["accelerators"]) != result.accelerators:
+            verdict = "overstated" if int(claim["accelerators"]) < (result.accelerators or 0) else verdict
+            caveats.append(f"the result used {result.accelerators} accelerators, the claim says {claim['accelerators']}")
+        return ClaimVerdict(identifier, statement, verdict, claimed, round(result.score_minutes, 4), caveats=caveats)
+    faster, than = _find(scores, benchmark, claim.get("faster")), _find(scores, benchmark, claim.get("than"))
+    written = claim.get("speedup_percent", claim.get("speedup"))
+    if written is None or faster is None or than is None or not faster.score_minutes or not than.score_minutes:
+        return ClaimVerdict(identifier, statement, "not checkable", written, None,
+                            caveats=caveats + ["both results must be scored and the claim must give a speedup"])
+    speedup = than.score_minutes / faster.score_minutes
+    per_accelerator = bool(claim.get("per_accelerator"))
+    if per_accelerator and faster.accelerators and than.accelerators:
+        speedup *= than.accelerators / faster.accelerators
+    if "speedup_percent" in claim:
+        claimed = 1 + float(written) / 100
+        tolerance = max(_tolerance(written) / 100, 0.01 * speedup)
+    else:
+        claimed = float(written)
+        tolerance = max(_tolerance(written), 0.01 * speedup)
+    verdict = _compare(claimed, speedup, tolerance)
+    bound, basis = hardware_bound(faster, than, SOFTWARE_SAME_ROUND)
+    rate_new, rate_old = work_rate(faster), work_rate(than)
+    if bound is None:
+        fit = f"not checkable: {basis}"
+    else:
+        gain = claimed if per_accelerator else claimed * (than.accelerators or 1) / (faster.accelerators or 1)
+        fit = (f"fits ({gain:.2f}x per accelerator <= {basis})" if gain <= bound
+               else f"exceeds what the hardware supports ({gain:.2f}x per accelerator > {basis})")
+    stc_new, stc_old = samples_to_converge(faster), samples_to_converge(than)
+    if stc_new and stc_old and stc_old / stc_new > 1.05:
+        caveats.append(f"part of the gain is convergence, not hardware: {stc_new:,.6g} against {stc_old:,.6g} units "
+                       "to converge")
+    if faster.accelerators != than.accelerators and not per_accelerator:
+        caveats.append(f"different scales: {faster.accelerators} against {than.accelerators} accelerators")
+    if rate_new and rate_old:
+        caveats.append(f"work per accelerator per minute: {rate_new:,.6g} against {rate_old:,.6g} ({rate_new / rate_old:.3f}x)")
+    shown = round((speedup - 1) * 100, 2) if "speedup_percent" in claim else round(speedup, 4)
+    return ClaimVerdict(identifier, statement, verdict, written, shown, fit, caveats)
+
+
+def load_claims(path: str) -> list[dict[str, Any]]:
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as error:
+        raise ClaimsError(f"{path}: cannot read the claims file: {error}") from None
+    claims = data.get("claims") if isinstance(data, dict) else None
+    if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+        raise ClaimsError(f"{path}: expected a mapping with a list 'claims'")
+    return claims
+
+
+def _model(result: BenchmarkScore) -> str:
+    accelerator = hardware.match(str(result.system_info.get("accelerator_model_name", "")))
+    return accelerator.model if accelerator else str(result.system_info.get("accelerator_model_name"))
+
+
+def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], set[str]]) -> list[dict[str, Any]]:
+    """Per benchmark, each result against its peers: the other results on the same accelerator model."""
+    rows = []
+    for benchmark in sorted({s.benchmark for s in scores}):
+        group = [s for s in scores if s.benchmark == benchmark]
+        rates = {id(s): work_rate(s) for s in group}
+        for s in sorted(group, key=lambda s: (s.score_minutes is None, s.score_minutes or 0)):
+            rate = rates[id(s)]
+            peers = [rates[id(p)] for p in group if p is not s and _model(p) == _model(s) and rates[id(p)]]
+            relative = rate / statistics.median(peers) if rate and peers else None
+            accelerator = hardware.match(str(s.system_info.get("accelerator_model_name", "")))
+            model = hardware.WORK.get(benchmark)
+            utilisation = (rate * model.flops_per_unit / 60 / (accelerator.best_peak_tflops * 1e12)
+                           if rate and model and accelerator and accelerator.best_peak_tflops else None)
+            flags = sorted(codes.get((s.submitter, s.system, s.benchmark), set()))
+            if relative and relative > STANDS_OUT:
+                flags.insert(0, f">{STANDS_OUT:g}x peers")
+            rows.append({"benchmark": benchmark, "submitter": s.submitter, "system": s.system,
+                         "accelerators": s.accelerators, "accelerator": s.system_info.get("accelerator_model_name"),
+                         "score_minutes": s.score_minutes, "work_per_accelerator_minute": rate,
+                         "relative_to_peers": relative, "utilisation": utilisation, "stands_out": flags})
+    return rows
+
+
+def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) -> list[dict[str, Any]]:
+    def best(items: list[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
+        scored = [s for s in items if s.benchmark == benchmark and s.score_minutes]
+        return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
+
+    rows = []
+    for benchmark in sorted({s.benchmark for s in scores} & {s.benchmark for s in baseline}):
+        new, old = best(scores, benchmark), best(baseline, benchmark)
+        if new is None or old is None:
+            continue
+        rate_new, rate_old = work_rate(new), work_rate(old)
+        speedup = rate_new / rate_old if rate_new and rate_old else None
+        bound, basis = hardware_bound(new, old, SOFTWARE_ACROSS_ROUNDS)
+        verdict = ("not checkable" if speedup is None or bound is None
+                   else "fits" if speedup <= bound else "exceeds what the hardware supports")
+        rows.append({"benchmark": benchmark, "new": f"{new.submitter}/{new.system}", "baseline": f"{old.submitter}/{old.system}",
+                     "speedup_per_accelerator": speedup, "hardware_bound": bound, "basis": basis, "verdict": verdict})
+    return rows
+
+
+def _fmt(value: Any, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def render_text(report_text: str, peers: list[dict[str, Any]], versus: list[dict[str, Any]],
+                claims: list[ClaimVerdict]) -> str:
+    parts = [report_text.rstrip("\n"), "",
+             "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
+             "other results on the same accelerator):"]
+    parts.append(tabulate([[p["benchmark"], f"{p['submitter']}/{p['system']}", f"{p['accelerators']} x {p['accelerator']}",
+                            _fmt(p["score_minutes"], ".3f"), _fmt(p["work_per_accelerator_minute"], ",.6g"),
+                            _fmt(p["relative_to_peers"], ".2f"), _fmt(p["utilisation"], ".0%"),
+                            ", ".join(p["stands_out"]) or "-"] for p in peers],
+                          headers=["benchmark", "result", "accelerators", "score (min)", "work/acc/min", "vs peers",
+                                   "utilisation", "stands out"], disable_numparse=True))
+    if versus:
+        parts += ["", "Against the baseline (best result per benchmark):"]
+        parts.append(tabulate([[v["benchmark"], v["new"], v["baseline"], _fmt(v["speedup_per_accelerator"], ".3f"),
+                                _fmt(v["hardware_bound"], ".2f"), v["verdict"]] for v in versus],
+                              headers=["benchmark", "result", "baseline", "speedup/acc", "hardware bound", "verdict"],
+                              disable_numparse=True))
+    if claims:
+        parts += ["", "Claims:"]
+        for claim in claims:
+            parts.append(f"- [{claim.verdict}] {claim.id}: {claim.statement}")
+            parts.append(f"    claimed {claim.claimed}, recomputed {claim.recomputed}")
+            if claim.hardware:
+                parts.append(f"    hardware: {claim.hardware}")
+            parts += [f"    caveat: {c}" for c in claim.caveats]
+    return "\n".join(parts) + "\n"
+
+
+def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
+    target = Path(args.path)
+    for path in [target] + ([Path(args.baseline)] if args.baseline else []):
+        if not path.exists():
+            raise TargetError(f"{path}: no such file or folder")
+    config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
+                         ruleset=args.ruleset, fail_on=args.fail_on)
+    report = check(target, config, host)
+    scores = score(target, config, host)
+    codes: dict[tuple[Any, Any, Any], set[str]] = {}
+    for finding in report.findings:
+        if finding.severity.value != "info" and finding.rule[:3] in ("AUD", "FOR", "RCP", "PKG", "HYP"):
+            codes.setdefault((finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
+    peers = peer_rows(scores, codes)
+    versus = baseline_rows(scores, score(Path(args.baseline), load_config(
+        target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset), host)) if args.baseline else []
+    exceeded = [CrossResultSpeedup().finding(
+        f"{row['benchmark']}: {row['new']} is {row['speedup_per_accelerator']:.2f}x faster per accelerator than the "
+        f"baseline {row['baseline']}, above what the hardware supports ({row['basis']})")
+        for row in versus if row["verdict"] == "exceeds what the hardware supports"]
+    if exceeded and any(rule.code == CrossResultSpeedup.code for rule in host.rules):
+        report = dataclasses.replace(report, findings=report.findings + tuple(exceeded))
+    claims = [judge_claim(claim, scores) for claim in load_claims(args.claims)] if args.claims else []
+    if args.format == "json":
+        document = report.to_dict()
+        document.update({"peers": peers, "baseline": versus, "claims": [c.to_dict() for c in claims]})
+        text = json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+    else:
+        text = render_text(host.formats["text"].render(report), peers, versus, claims)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return report.exit_code
+
+
+class CrossResultSpeedup(Rule):
+    """A result is faster per accelerator than its baseline by more than the hardware supports.
+
+    What it checks: in `audit --baseline PATH`, for each benchmark, the best result's work per
+    accelerator per minute against the baseline's best, and that against the larger of the
+    accelerators' compute ratio (best dense peaks) and memory-bandwidth ratio, times a software
+    allowance of 1.3 (one round of software gains; hardware.md R2: same-hardware gains of 1.02x to
+    1.26x were observed across a round) and a measurement margin of 1.1.
+
+    Why it matters: "X% faster than the previous generation" is only believable within what the new
+    hardware and a round of software can deliver; beyond it, something else changed (the
+    convergence, the accelerator count, or the logs).
+
+    Example: H200 against H100 at 2.1x per accelerator (the bound is 1.43 x 1.3 x 1.1 = 2.04).
+
+    How to fix: nothing in the package; a reviewer should ask where the gain comes from.
+    """
+
+    code = "AUD007"
+    name = "cross-result-speedup"
+    summary = "A speedup per accelerator over the baseline exceeds what the hardware supports."
+    severity = Severity.WARNING
+    scope = "tree"
+
+    def check(self, tree: Any, context: Any) -> Iterable[Finding]:
+        return ()  # judged by `audit --baseline`, which has both trees
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return [CrossResultSpeedup]
+
+
+@hookimpl
+def mlperf_audit_add_commands(commands: Any) -> None:
+    parser = commands.add_parser("audit", help="plausibility, forensics, peers and claims: a reviewer's view")
+    parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
+    parser.add_argument("--baseline", metavar="PATH", help="compare each benchmark's best result with this PATH's")
+    parser.add_argument("--baseline-ruleset", metavar="RULESET", help="the round of the baseline, if not --ruleset")
+    parser.add_argument("--claims", metavar="FILE", help="a YAML file of claims to verify")
+    parser.add_argument("--format", default="text", choices=("text", "json"))
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
+    parser.add_argument("--ruleset", metavar="RULESET")
+    parser.add_argument("--config", metavar="FILE")
+    parser.add_argument("--trust-tree-config", action="store_true")
+    parser.set_defaults(handler=run_audit)

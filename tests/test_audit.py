@@ -1,0 +1,93 @@
+"""The audit command: hardware reference, claims, peers and the baseline comparison."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mlperf_audit_rules import hardware
+
+CLAIMS = Path(__file__).parent / "data" / "claims-v4.1-sample.yaml"
+SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())
+
+# every accelerator_model_name of the v3.1-v5.0 results (../shared/reference/hardware.md section 1)
+NAMES = {
+    "NVIDIA H100-SXM5-80GB": "H100-SXM5-80GB", "NVIDIA H100-SXM-80GB": "H100-SXM5-80GB",
+    "NVIDIA H100 80GB HBM3": "H100-SXM5-80GB", "NVIDIA H100-SXM5-96GB": "H100-SXM5-96GB",
+    "NVIDIA H100-PCIe-80GB": "H100-PCIe-80GB", "H100 NVL Tensor Core GPU (PCIe)": "H100-NVL-94GB",
+    "NVIDIA H200-SXM5-141GB": "H200-SXM5-141GB", "NVIDIA H200-NVL-141GB": "H200-NVL-141GB",
+    "NVIDIA Blackwell GPU (B200-SXM-180GB)": "B200-SXM-180GB (HGX, 1000W)",
+    "NVIDIA Blackwell GPU (GB200)": "GB200 (Blackwell GPU in GB200, 1200W)",
+    "NVIDIA A100-SXM4-80GB": "A100-SXM4-80GB", "NVIDIA A100-SXM-40GB": "A100-SXM4-40GB",
+    "NVIDIA A100-PCIe-80GB": "A100-PCIe-80GB", "NVIDIA A100 - PCIe - 80 GB": "A100-PCIe-80GB",
+    "NVIDIA A10G": "A10G (AWS)", "NVIDIA A30": "A30", "NVIDIA L4": "L4", "NVIDIA L40": "L40", "NVIDIA L40S": "L40S",
+    "NVIDIA RTX A5000": "RTX A5000", "NVIDIA GeForce RTX 4090": "GeForce RTX 4090 (tinybox green)",
+    "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX (tinybox red)", "AMD Instinct MI300X 192GB HBM3": "MI300X",
+    "AMD Instinct MI325X 256GB HBM3e": "MI325X", "AMD Instinct MI325X 256GB HBM3E DLC": "MI325X",
+    "Intel Gaudi2": "Gaudi2", "Intel(R) Gaudi(R) 2 AI Accelerator": "Gaudi2", "TPU-v5e": "TPU v5e",
+    "TPU-v5p": "TPU v5p", "TPU-trillium": "TPU Trillium (v6e)", "N/A": "Xeon Platinum 8480+ (CPU-only)",
+}
+
+
+@pytest.mark.parametrize("name, model", sorted(NAMES.items()))
+def test_every_accelerator_name_maps_to_its_entry(name, model):
+    assert hardware.match(name).model == model
+
+
+def test_unknown_accelerator_is_none_and_every_figure_has_a_source():
+    assert hardware.match("NPU-9000") is None and hardware.match("") is None
+    for accelerator in hardware.table():
+        figures = [accelerator.bf16_tflops, accelerator.fp8_tflops, accelerator.hbm_tbs]
+        assert not any(figures) or accelerator.sources, accelerator.model
+
+
+@pytest.mark.sample
+def test_claims_about_the_sample(cli, sample):
+    result = cli("audit", str(sample), "--claims", str(CLAIMS), "--format", "json")
+    assert result.code == 0, result.err
+    document = json.loads(result.out)
+    jsonschema.validate(document, SCHEMA)  # the check report's contract, with keys added
+    verdicts = {claim["id"]: claim for claim in document["claims"]}
+    assert {key: claim["verdict"] for key, claim in verdicts.items()} == {
+        "h200-bert-5pct": "supported",  # 5.5088 / 5.21165 = 1.0570
+        "h200-bert-28pct": "overstated",
+        "gpt3-minutes": "supported",  # 96.6645 minutes on 256 accelerators
+        "gpt3-90-minutes": "overstated",
+        "trillium-per-chip": "overstated",  # 0.47x per chip, and 4x exceeds the hardware bound
+        "unknown-result": "not checkable",
+    }
+    assert verdicts["h200-bert-5pct"]["recomputed"] == pytest.approx((5.5088 / 5.21165 - 1) * 100, abs=0.01)
+    assert verdicts["trillium-per-chip"]["hardware"].startswith("exceeds what the hardware supports")
+    assert "checkpoint" in verdicts["gpt3-minutes"]["caveats"][0]
+
+
+@pytest.mark.sample
+def test_peers_table_on_the_sample(cli, sample):
+    document = json.loads(cli("audit", str(sample), "--format", "json").out)
+    eos = next(p for p in document["peers"] if p["system"] == "eos_n32_ngc24.09_nemo")
+    assert eos["utilisation"] == pytest.approx(0.445, abs=0.005)  # hardware.md R1: 44.4% of FP8
+    green = next(p for p in document["peers"] if p["system"] == "tinybox_green")
+    assert "FOR004" in green["stands_out"]
+    text = cli("audit", str(sample)).out
+    assert "Peers (work = convergence units per minute per accelerator" in text
+
+
+def test_baseline_speedup_beyond_the_hardware(cli, fixtures):
+    result = cli("audit", str(fixtures / "forged" / "compressed-timestamps"), "--baseline", str(fixtures / "clean"),
+                 "--format", "json", "--fail-on", "never")
+    document = json.loads(result.out)
+    (row,) = document["baseline"]
+    assert row["speedup_per_accelerator"] == pytest.approx(4.0, rel=0.01) and row["verdict"].startswith("exceeds")
+    assert any(f["rule"] == "AUD007" and f["severity"] == "warning" for f in document["findings"])
+
+
+def test_audit_usage_errors(cli, fixtures, tmp_path):
+    assert cli("audit", str(tmp_path / "missing")).code == 2
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("claims: 3\n")
+    result = cli("audit", str(fixtures / "clean"), "--claims", str(bad))
+    assert result.code == 2 and "expected a mapping with a list 'claims'" in result.err
