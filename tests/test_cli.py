@@ -94,7 +94,10 @@ def test_json_contract(cli, fixtures):
         "system": "fx_8xh100",
         "benchmark": "ssd",
         "hint": finding["hint"],
+        "fingerprint": finding["fingerprint"],
+        "waived_by": None,
     }
+    assert len(finding["fingerprint"]) == 32
     assert report["summary"]["error"] == 4  # two runs, the folder (PKG019) and its RCP check (RCP002)
     assert {p["name"] for p in report["plugins"]} >= {"engine", "log_syntax", "log_structure", "example"}
 

@@ -35,4 +35,6 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         plugins=tuple(host.plugins),
         findings=tuple(outcome.findings),
         mlperf_logging=mlperf_logging_version(),
+        rules=tuple(host.rules),
+        checked=tuple(outcome.checked),
     )

@@ -304,6 +304,7 @@ def run_scores(tree: Tree, host: "PluginHost", config: Config) -> list[Any]:
 class CheckOutcome:
     findings: list[Finding]
     runs_checked: int
+    checked: list[tuple[str, str]] = field(default_factory=list)  # (kind, path): every run and folder
 
 
 def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
@@ -315,6 +316,7 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
     hook = host.hook
     findings: list[Finding] = []
     runs_checked = 0
+    checked: list[tuple[str, str]] = []
 
     for submission in tree.submissions:
         submitter = submission.name or None
@@ -323,6 +325,8 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
             findings += _with_context(found, submitter, system.name, None)
         for folder in submission.benchmarks:
             result = load_benchmark(folder)
+            checked.append(("benchmark", folder.path))
+            checked += [("run", run.path) for run in result.runs]
             for run in result.runs:
                 found = _flatten(hook.mlperf_audit_check_run(run=run, context=context))
                 findings += _with_context(found, submitter, folder.system, folder.benchmark)
@@ -334,6 +338,7 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
     for entry in tree.loose_logs:
         run = parse_log(entry.fs_path, entry.path)
         runs_checked += 1
+        checked.append(("run", run.path))
         findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))
     for finding in _flatten(hook.mlperf_audit_check_tree(tree=tree, context=context)):
         findings += _with_context([finding], *_locate(tree, finding.path))
@@ -345,4 +350,4 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
     findings = list(dict.fromkeys(findings))  # the same finding twice (a shared file seen per folder) is noise
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
-    return CheckOutcome(findings, runs_checked)
+    return CheckOutcome(findings, runs_checked, checked)

@@ -7,6 +7,7 @@ findings, reporters render findings. Nothing here does I/O.
 from __future__ import annotations
 
 import enum
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,6 +251,14 @@ class Finding:
     system: str | None = None
     benchmark: str | None = None
     hint: str | None = None
+    waived_by: str | None = None  # the reason of the waiver that accepted it, when waived
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across edits that move lines: the rule, the file and the message without line numbers."""
+        message = re.sub(r"\blines? [\d, .]+(and \d+ more)?", "line", self.message)
+        digest = hashlib.sha256(f"{self.rule}|{self.path or ''}|{message}".encode("utf-8")).hexdigest()
+        return digest[:32]
 
     def sort_key(self) -> tuple[Any, ...]:
         return (
@@ -274,6 +283,8 @@ class Finding:
             "system": self.system,
             "benchmark": self.benchmark,
             "hint": self.hint,
+            "fingerprint": self.fingerprint,
+            "waived_by": self.waived_by,
         }
 
 

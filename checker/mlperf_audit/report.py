@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import posixpath
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,6 +73,20 @@ class Report:
     findings: tuple[Finding, ...]
     tool_version: str = __version__
     mlperf_logging: str = ""
+    rules: tuple[Any, ...] = ()  # the registered rule classes, for formats that describe rules
+    checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
+
+    def rule(self, code: str) -> Any:
+        return next((r for r in self.rules if r.code == code), None)
+
+    def repository_path(self, path: str | None) -> str | None:
+        """A finding's path relative to the current directory (where a CI job runs), '/' separators."""
+        if path is None:
+            return None
+        base = self.target.path
+        if self.target.kind == "log file":
+            base = posixpath.dirname(base.replace("\\", "/")) or "."
+        return posixpath.normpath(posixpath.join(base.replace("\\", "/"), path))
 
     @property
     def ruleset(self) -> str:
@@ -81,14 +96,16 @@ class Report:
     def summary(self) -> dict[str, int]:
         counts = {severity.value: 0 for severity in Severity}
         for finding in self.findings:
-            counts[finding.severity.value] += 1
+            if not finding.waived_by:
+                counts[finding.severity.value] += 1
+        counts["waived"] = sum(1 for f in self.findings if f.waived_by)
         return counts
 
     @property
     def exit_code(self) -> int:
         if any(f.rule == INTERNAL_RULE for f in self.findings):
             return 2
-        return 1 if any(self.config.fails(f.severity) for f in self.findings) else 0
+        return 1 if any(self.config.fails(f.severity) and not f.waived_by for f in self.findings) else 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
