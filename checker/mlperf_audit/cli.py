@@ -58,6 +58,8 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
                            "results/<system> or results/<system>/<benchmark> folder, or one result file")
     check_cmd.add_argument("--format", default="text", help="output format (default: text; see `mlperf-audit formats`)")
     check_cmd.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
+    check_cmd.add_argument("--report", action="append", default=[], metavar="FORMAT:FILE",
+                           help="also write the report in FORMAT to FILE (repeatable), e.g. sarif:audit.sarif")
     check_cmd.add_argument("--select", action="append", metavar="CODES",
                            help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)")
     check_cmd.add_argument("--ignore", action="append", metavar="CODES",
@@ -129,13 +131,13 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
-def _write(text: str, output: str | None) -> None:
+def _write(text: str, output: str | None, append: bool = False) -> None:
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
     try:
-        with open(output, "w", encoding="utf-8") as stream:
+        with open(output, "a" if append else "w", encoding="utf-8") as stream:
             stream.write(text)
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
@@ -160,8 +162,18 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
     fmt = host.formats.get(args.format)
     if fmt is None:
         raise UsageError(f"unknown format {args.format!r}; available: {', '.join(sorted(host.formats))}")
+    extra = []
+    for spec in args.report:
+        name, _, path = spec.partition(":")
+        if not path or name not in host.formats:
+            raise UsageError(f"--report {spec!r}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}")
+        if _inside(Path(path), target):
+            raise UsageError(f"{path}: will not write inside the checked PATH; choose a file outside it")
+        extra.append((host.formats[name], path))
     report = check(target, config, host)
     _write(fmt.render(report), args.output)
+    for extra_format, path in extra:
+        _write(extra_format.render(report), path, append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
     return report.exit_code
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import posixpath
 from dataclasses import dataclass
 from typing import Any
@@ -80,13 +81,18 @@ class Report:
         return next((r for r in self.rules if r.code == code), None)
 
     def repository_path(self, path: str | None) -> str | None:
-        """A finding's path relative to the current directory (where a CI job runs), '/' separators."""
+        """A finding's path relative to the current directory (where a CI job runs), '/' separators;
+        relative to the checked PATH when PATH lies outside the current directory."""
         if path is None:
             return None
-        base = self.target.path
+        base = self.target.path.replace(os.sep, "/")
         if self.target.kind == "log file":
-            base = posixpath.dirname(base.replace("\\", "/")) or "."
-        return posixpath.normpath(posixpath.join(base.replace("\\", "/"), path))
+            base = posixpath.dirname(base) or "."
+        joined = posixpath.normpath(posixpath.join(base, path))
+        if posixpath.isabs(joined):
+            relative = os.path.relpath(joined, os.getcwd()).replace(os.sep, "/")
+            return path if relative.startswith("..") else relative
+        return joined
 
     @property
     def ruleset(self) -> str:

@@ -296,7 +296,7 @@ class BatchSizeUndetected(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if verdict.message == "Could not detect global_batch_size":
-            sizes = sorted({repr(r.batch_size) for r in verdict.runs})
+            sizes = sorted({"none" if r.batch_size == -1 else repr(r.batch_size) for r in verdict.runs})
             names = sorted({repr(r.benchmark) for r in verdict.runs})
             yield self.finding(f"the runs log global_batch_size {', '.join(sizes)} and submission_benchmark "
                                f"{', '.join(names)}; one value of each is required", path=result.path)

@@ -51,7 +51,10 @@ def render_text(report: Report) -> str:
         rows = []
         for finding in group:
             text = finding.message if not finding.hint else f"{finding.message}\nhint: {finding.hint}"
-            rows.append((_location(finding), finding.severity.value, finding.rule, text))
+            if finding.waived_by:
+                text += f"\nwaived: {finding.waived_by}"
+            severity = finding.severity.value + (" (waived)" if finding.waived_by else "")
+            rows.append((_location(finding), severity, finding.rule, text))
         lines += ["", _group_title(key)]
         table = tabulate(
             rows,
@@ -82,4 +85,13 @@ JSON = Format("json", "the stable machine-readable report (schema_version 1)", r
 
 @hookimpl
 def mlperf_audit_register_formats() -> list[Format]:
-    return [TEXT, JSON]
+    from . import ci
+
+    return [
+        TEXT,
+        JSON,
+        Format("sarif", "SARIF 2.1.0 for code scanning (github/codeql-action/upload-sarif)", ci.render_sarif),
+        Format("junit", "JUnit XML: a test suite per benchmark folder, a test case per run", ci.render_junit),
+        Format("github", "GitHub workflow commands: annotations on the offending lines", ci.render_github),
+        Format("markdown", "a Markdown job summary: status first, then a table per submitter", ci.render_markdown),
+    ]

@@ -1,0 +1,187 @@
+"""Formats for where users work: SARIF 2.1.0 (code scanning), JUnit XML (CI test reports), GitHub
+workflow commands (annotations on the PR's lines) and Markdown (a job summary).
+
+Paths are relative to the current directory (the checked PATH joined with each finding's path),
+so a job that runs from the repository root gets repository-relative paths.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from itertools import groupby
+from typing import Any
+from xml.etree import ElementTree
+
+from tabulate import tabulate
+
+from ..model import Finding, Severity
+from ..report import Report
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+#: GitHub refuses a step summary over 1 MiB; keep well under it.
+MARKDOWN_LIMIT = 900_000
+
+
+def render_sarif(report: Report) -> str:
+    codes = sorted({f.rule for f in report.findings})
+    index = {code: i for i, code in enumerate(codes)}
+    rules = []
+    for code in codes:
+        rule = report.rule(code)
+        doc = rule.doc() if rule is not None else ""
+        rules.append({
+            "id": code,
+            "name": rule.name if rule is not None else code,
+            "shortDescription": {"text": rule.summary if rule is not None else code},
+            "fullDescription": {"text": doc or code},
+            "help": {"text": doc or code},
+            "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule is not None else "error"},
+            "properties": {"tags": [code.rstrip("0123456789")], "plugin": getattr(rule, "plugin", "")},
+        })
+    results = []
+    for finding in report.findings:
+        result: dict[str, Any] = {
+            "ruleId": finding.rule,
+            "ruleIndex": index[finding.rule],
+            "level": SARIF_LEVEL[finding.severity],
+            "message": {"text": finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")},
+            "partialFingerprints": {"mlperfAudit/v1": finding.fingerprint},
+        }
+        path = report.repository_path(finding.path)
+        if path is not None:
+            location: dict[str, Any] = {"artifactLocation": {"uri": path}}
+            if finding.line:
+                location["region"] = {"startLine": finding.line}
+            result["locations"] = [{"physicalLocation": location}]
+        if finding.waived_by:
+            result["suppressions"] = [{"kind": "external", "justification": finding.waived_by}]
+        results.append(result)
+    document = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "mlperf-audit", "version": report.tool_version,
+                                "informationUri": "https://github.com/mlcommons/logging", "rules": rules}},
+            "invocations": [{"executionSuccessful": report.exit_code != 2,
+                             "properties": {"ruleset": report.ruleset, "mlperfLogging": report.mlperf_logging}}],
+            "results": results,
+        }],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    lines = []
+    for finding in report.findings:
+        if finding.waived_by:
+            continue
+        properties = []
+        path = report.repository_path(finding.path)
+        if path is not None:
+            properties.append(f"file={_escape_property(path)}")
+            if finding.line:
+                properties.append(f"line={finding.line}")
+        properties.append(f"title={_escape_property(f'{finding.rule} {finding.name}')}")
+        message = finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")
+        lines.append(f"::{GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{_escape_data(message)}")
+    summary = report.summary
+    lines.append(f"mlperf-audit: {summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info")
+    return "\n".join(lines) + "\n"
+
+
+def render_junit(report: Report) -> str:
+    """A test suite per benchmark folder, a test case per run and one for the folder itself."""
+    by_path: dict[str, list[Finding]] = defaultdict(list)
+    for finding in report.findings:
+        by_path[finding.path or "."].append(finding)
+    folders: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for kind, path in report.checked:
+        folder = path if kind == "benchmark" else path.rsplit("/", 1)[0] if "/" in path else "."
+        folders[folder].append((kind, path))
+    claimed = {path for cases in folders.values() for _, path in cases}
+    root = ElementTree.Element("testsuites", name="mlperf-audit", tests="0", failures="0")
+    total = failures = 0
+
+    def case(suite: ElementTree.Element, name: str, classname: str, findings: list[Finding]) -> int:
+        element = ElementTree.SubElement(suite, "testcase", name=name, classname=classname)
+        failing = [f for f in findings if report.config.fails(f.severity) and not f.waived_by]
+        text = "\n".join(f"{f.rule} [{f.severity.value}] {f.message}" + (f" (line {f.line})" if f.line else "")
+                         for f in findings)
+        if failing:
+            failure = ElementTree.SubElement(element, "failure", message=failing[0].message[:200],
+                                             type=failing[0].rule)
+            failure.text = text
+        elif text:
+            ElementTree.SubElement(element, "system-out").text = text
+        return 1 if failing else 0
+
+    for folder, cases in sorted(folders.items()):
+        suite = ElementTree.SubElement(root, "testsuite", name=folder)
+        suite_failures = 0
+        for kind, path in cases:
+            findings = [f for p, fs in by_path.items() for f in fs
+                        if p == path or (kind == "benchmark" and p.startswith(path + "/") and p not in claimed)]
+            suite_failures += case(suite, path.rsplit("/", 1)[-1] if kind == "run" else "(folder)", folder, findings)
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(suite_failures))
+        total += len(cases)
+        failures += suite_failures
+    loose = [f for p, fs in sorted(by_path.items()) for f in fs
+             if p not in claimed and not any(p.startswith(folder + "/") for folder in folders if folder != ".")]
+    suite = ElementTree.SubElement(root, "testsuite", name="package")
+    suite_failures = case(suite, "package and system descriptions", "package", loose)
+    suite.set("tests", "1")
+    suite.set("failures", str(suite_failures))
+    root.set("tests", str(total + 1))
+    root.set("failures", str(failures + suite_failures))
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: Report) -> str:
+    summary = report.summary
+    status = {0: "passed", 1: "failed", 2: "could not complete (internal or plugin error)"}[report.exit_code]
+    icon = {0: "✅", 1: "❌", 2: "⚠️"}[report.exit_code]
+    parts = [
+        f"### {icon} mlperf-audit {status}",
+        "",
+        f"**{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info**"
+        + (f", {summary['waived']} waived" if summary.get("waived") else "")
+        + f" in {report.target.result_files} result file(s) — {report.target.describe()}; ruleset "
+        f"`{report.ruleset}`, mlperf-logging {report.mlperf_logging}, fail-on `{report.config.fail_on}`.",
+    ]
+    used = sum(len(p) for p in parts)
+    truncated = False
+    for submitter, group in groupby(report.findings, key=lambda f: f.submitter or "(whole PATH)"):
+        findings = list(group)
+        rows = [[f.severity.value + (" (waived)" if f.waived_by else ""), f"`{f.rule}`",
+                 _cell(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
+                 _cell(f.message)] for f in findings]
+        errors = sum(1 for f in findings if f.severity is Severity.ERROR and not f.waived_by)
+        table = tabulate(rows, headers=["severity", "rule", "location", "message"], tablefmt="github")
+        section = (f"\n<details{' open' if errors else ''}><summary><b>{submitter}</b>: {len(findings)} finding(s), "
+                   f"{errors} error(s)</summary>\n\n{table}\n\n</details>")
+        if used + len(section) > MARKDOWN_LIMIT:
+            truncated = True
+            break
+        parts.append(section)
+        used += len(section)
+    if truncated:
+        parts.append("\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are "
+                     "complete._")
+    return "\n".join(parts) + "\n"
