@@ -17,7 +17,7 @@ from typing import Sequence
 from tabulate import tabulate
 
 from . import __version__
-from . import compare, scores
+from . import compare, scores, waivers
 from .api import check, score
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
 from .errors import AuditError, PluginError, TargetError
@@ -70,6 +70,9 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
                            help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
+    check_cmd.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
+    check_cmd.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
+    check_cmd.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
     check_cmd.add_argument("--partial", action="store_true",
                            help="a submitter's what-if: runs still missing are pending, not failures")
     check_cmd.add_argument("--trust-tree-config", action="store_true",
@@ -158,6 +161,8 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         fail_on=args.fail_on,
         ruleset=args.ruleset,
         partial=args.partial,
+        waivers=args.waivers,
+        baseline=args.baseline,
     )
     fmt = host.formats.get(args.format)
     if fmt is None:
@@ -172,6 +177,10 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         extra.append((host.formats[name], path))
     report = check(target, config, host)
     _write(fmt.render(report), args.output)
+    if args.write_baseline:
+        if _inside(Path(args.write_baseline), target):
+            raise UsageError(f"{args.write_baseline}: will not write inside the checked PATH")
+        _write(waivers.baseline_document(report.findings), args.write_baseline)
     for extra_format, path in extra:
         _write(extra_format.render(report), path, append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
     return report.exit_code

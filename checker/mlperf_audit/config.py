@@ -22,7 +22,7 @@ from . import rulesets
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.SUPPORTED
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
-KEYS = {"select", "ignore", "fail-on", "ruleset", "partial"}
+KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline"}
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,8 @@ class Config:
     fail_on: str = "error"
     ruleset: str = DEFAULT_RULESET
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
+    waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
+    baseline: str | None = None  # a baseline file: only new findings are reported
     sources: tuple[str, ...] = ()  # configuration files obeyed
     notes: tuple[str, ...] = field(default=())  # what was read but not obeyed, and why
 
@@ -47,6 +49,8 @@ class Config:
             "fail_on": self.fail_on,
             "ruleset": self.ruleset,
             "partial": self.partial,
+            "waivers": self.waivers,
+            "baseline": self.baseline,
             "sources": list(self.sources) or ["defaults"],
             "notes": list(self.notes),
         }
@@ -110,6 +114,11 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         changes["fail_on"] = _fail_on(table["fail-on"], where)
     if "ruleset" in table:
         changes["ruleset"] = _ruleset(table["ruleset"], where)
+    for key in ("waivers", "baseline"):
+        if key in table:
+            if not isinstance(table[key], str):
+                raise ConfigError(f"{where}: {key} must be a file name")
+            changes[key] = table[key]
     if "partial" in table:
         if not isinstance(table["partial"], bool):
             raise ConfigError(f"{where}: partial must be true or false")
@@ -140,6 +149,8 @@ def load_config(
     fail_on: str | None = None,
     ruleset: str | None = None,
     partial: bool | None = None,
+    waivers: str | None = None,
+    baseline: str | None = None,
 ) -> Config:
     """Builds the configuration in force; raises ConfigError for anything invalid."""
     config = Config()
@@ -183,7 +194,14 @@ def load_config(
         cli["ruleset"] = ruleset
     if partial:
         cli["partial"] = True
+    if waivers is not None:
+        cli["waivers"] = waivers
+    if baseline is not None:
+        cli["baseline"] = baseline
     if cli:
         config = _apply(config, cli, "command line")
         config = replace(config, sources=config.sources + ("command line",))
+    if config.waivers and _inside(Path(config.waivers), target) and not trust_tree_config:
+        raise ConfigError(f"{config.waivers}: the waivers file is inside the checked PATH; a package may not waive "
+                          "its own findings (pass --trust-tree-config if you trust it)")
     return replace(config, notes=tuple(notes))

@@ -1,0 +1,203 @@
+"""Waivers and baselines: the findings a review has accepted, and the ones a PR did not introduce.
+
+A waivers file (TOML, `--waivers FILE` or `waivers = "FILE"` in the configuration) lists::
+
+    [[waiver]]
+    rule = "RCP001"                       # a code, a prefix or a rule name
+    path = "NVIDIA/results/*/gpt3*"       # a glob on the finding's path (relative to PATH)
+    reason = "RCP bypass approved by the review committee, 2024-10-01"   # required
+    expires = 2025-06-01                  # optional
+
+A waived finding stays in every report, marked with its reason, and no longer fails the run. A
+waiver that matches nothing, or has expired, is itself a finding (CHK002, CHK003).
+
+A baseline (`--write-baseline FILE`, then `--baseline FILE`) records the fingerprints of the
+findings of a run (rule, path and message without line numbers, so moving lines does not matter);
+with it, only new findings are reported, and CHK004 says how many known ones were left out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import fnmatch
+import json
+import tomllib
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import ConfigError
+from .hookspecs import hookimpl
+from .model import Finding, Severity
+from .rule import Rule
+
+BASELINE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Waiver:
+    rule: str
+    path: str
+    reason: str
+    expires: datetime.date | None
+    source: str  # "FILE:index"
+
+    def matches(self, finding: Finding, rules: dict[str, Any]) -> bool:
+        rule = rules.get(finding.rule)
+        by_rule = (self.rule == "ALL" or finding.rule.startswith(self.rule)
+                   or (rule is not None and rule.name == self.rule))
+        return by_rule and fnmatch.fnmatchcase(finding.path or "", self.path)
+
+    def expired(self, today: datetime.date) -> bool:
+        return self.expires is not None and self.expires < today
+
+
+def load_waivers(path: str) -> list[Waiver]:
+    try:
+        with open(path, "rb") as stream:
+            data = tomllib.load(stream)
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read the waivers: {error.strerror or error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    entries = data.get("waiver", [])
+    if not isinstance(entries, list):
+        raise ConfigError(f"{path}: waivers are [[waiver]] tables")
+    waivers = []
+    for index, entry in enumerate(entries, 1):
+        where = f"{path}: waiver {index}"
+        unknown = sorted(set(entry) - {"rule", "path", "reason", "expires"})
+        if unknown:
+            raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}")
+        if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
+            raise ConfigError(f"{where}: a waiver needs a reason")
+        if not isinstance(entry.get("rule"), str) or not entry["rule"].strip():
+            raise ConfigError(f"{where}: a waiver needs a rule (code, prefix or name)")
+        expires = entry.get("expires")
+        if expires is not None and not isinstance(expires, datetime.date):
+            raise ConfigError(f"{where}: expires must be a date (YYYY-MM-DD)")
+        waivers.append(Waiver(entry["rule"].strip(), str(entry.get("path", "*")), entry["reason"].strip(),
+                              expires, f"{path}:{index}"))
+    return waivers
+
+
+def load_baseline(path: str) -> Counter[str]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"{path}: cannot read the baseline: {error}") from None
+    if not isinstance(data, dict) or data.get("schema_version") != BASELINE_VERSION:
+        raise ConfigError(f"{path}: not an mlperf-audit baseline (schema_version {BASELINE_VERSION})")
+    return Counter({str(k): int(v) for k, v in data.get("fingerprints", {}).items()})
+
+
+def baseline_document(findings: Iterable[Finding]) -> str:
+    counts = Counter(f.fingerprint for f in findings)
+    return json.dumps({"schema_version": BASELINE_VERSION, "fingerprints": dict(sorted(counts.items()))},
+                      indent=1) + "\n"
+
+
+class _Meta(Rule):
+    scope = "tree"
+
+    def check(self, target: Any, context: Any) -> Iterable[Finding]:
+        return ()  # reported while findings are filtered: see `mlperf_audit_modify_findings`
+
+
+class UnusedWaiver(_Meta):
+    """A waiver matches no finding.
+
+    What it checks: that every waiver of the waivers file accepts at least one finding.
+
+    Why it matters: a waiver that waives nothing was made for a problem that is gone (or is
+    misspelt); left in place, it would silently accept the next problem that matches it.
+
+    Example: a waiver for `RCP001` on a folder whose RCP check now passes.
+
+    How to fix: remove the waiver, or correct its rule or path.
+    """
+
+    code = "CHK002"
+    name = "unused-waiver"
+    summary = "A waiver matches no finding."
+    severity = Severity.WARNING
+
+
+class ExpiredWaiver(_Meta):
+    """A waiver has expired.
+
+    What it checks: the `expires` date of each waiver against today; an expired waiver waives nothing.
+
+    Why it matters: acceptances are given for a review; after it, the finding must be looked at again.
+
+    Example: `expires = 2024-12-31` on a check run in 2025.
+
+    How to fix: renew the waiver with a new reason and date, or fix the finding.
+    """
+
+    code = "CHK003"
+    name = "expired-waiver"
+    summary = "A waiver has expired and no longer waives."
+    severity = Severity.WARNING
+
+
+class BaselineHidden(_Meta):
+    """Findings known from the baseline are not shown.
+
+    What it checks: nothing; it says how many findings `--baseline` left out as already known.
+
+    Why it matters: a PR check shows only what the PR introduced, but a reader must know that more
+    findings exist.
+
+    Example: "12 findings known from the baseline are not shown".
+
+    How to fix: nothing; run without `--baseline` to see them all.
+    """
+
+    code = "CHK004"
+    name = "baseline-hidden"
+    summary = "Findings known from the baseline are left out."
+    severity = Severity.INFO
+
+
+@hookimpl
+def mlperf_audit_register_rules() -> list[type[Rule]]:
+    return [UnusedWaiver, ExpiredWaiver, BaselineHidden]
+
+
+@hookimpl(trylast=True)  # after the other filters (olympic tolerance), on the findings as reported
+def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
+    config = context.config
+    active = {rule.code for rules in context.rules.values() for rule in rules}
+    if config.waivers:
+        today = datetime.date.today()
+        waivers = load_waivers(config.waivers)
+        used: set[str] = set()
+        for index, finding in enumerate(findings):
+            for waiver in waivers:
+                if not waiver.expired(today) and waiver.matches(finding, context.catalogue):
+                    findings[index] = dataclasses.replace(finding, waived_by=waiver.reason)
+                    used.add(waiver.source)
+                    break
+        for waiver in waivers:
+            if waiver.expired(today) and ExpiredWaiver.code in active:
+                findings.append(ExpiredWaiver().finding(
+                    f"waiver {waiver.source} ({waiver.rule} on {waiver.path}) expired on {waiver.expires}"))
+            elif waiver.source not in used and UnusedWaiver.code in active:
+                findings.append(UnusedWaiver().finding(
+                    f"waiver {waiver.source} ({waiver.rule} on {waiver.path}) matches no finding"))
+    if config.baseline:
+        known = load_baseline(config.baseline)
+        kept = []
+        hidden = 0
+        for finding in findings:
+            if known[finding.fingerprint] > 0:
+                known[finding.fingerprint] -= 1
+                hidden += 1
+            else:
+                kept.append(finding)
+        findings[:] = kept
+        if hidden and BaselineHidden.code in active:
+            findings.append(BaselineHidden().finding(f"{hidden} finding(s) known from the baseline are not shown"))
