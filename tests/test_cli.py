@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from importlib import resources
 
@@ -219,3 +220,13 @@ def test_partial_makes_missing_runs_pending(cli, fixtures):
     assert result.code == 0
     pending = [f for f in json.loads(result.out)["findings"] if f["rule"] == "PKG012"]
     assert pending[0]["severity"] == "info" and "1 still required" in pending[0]["message"]
+
+
+def test_progress_only_on_a_terminal(cli, fixtures, monkeypatch):
+    quiet = cli("check", str(fixtures / "clean"))
+    assert quiet.err == ""  # not a terminal: silent
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    shown = cli("check", str(fixtures / "clean"), "--format", "json")
+    assert "58/58 result files checked" in shown.err and shown.out.startswith("{")
+    assert "result files checked" not in shown.out
+    assert cli("check", str(fixtures / "clean"), "--no-progress").err == ""

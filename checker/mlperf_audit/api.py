@@ -21,14 +21,15 @@ def score(path: str | Path, config: Config | None = None, host: PluginHost | Non
     return run_scores(tree, host, config)
 
 
-def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None) -> Report:
+def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
+          progress: Any = None) -> Report:
     """Checks PATH and returns the report. Raises TargetError, PluginError or SelectionError
     (each an exit code 2 on the command line); never raises for the package's content."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
-    outcome = run_checks(tree, host, config)
+    outcome = run_checks(tree, host, config, progress)
     return Report(
         target=TargetSummary.of(str(path), tree),
         config=config,

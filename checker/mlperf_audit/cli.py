@@ -12,7 +12,7 @@ import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from tabulate import tabulate
 
@@ -70,6 +70,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
                            help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
+    check_cmd.add_argument("--no-progress", action="store_true", help="no progress line on a terminal's stderr")
     check_cmd.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
     check_cmd.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
     check_cmd.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
@@ -134,6 +135,19 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
+def _progress(args: argparse.Namespace) -> Any:
+    """A progress line on standard error, only on a terminal: never mixed into reports or pipes."""
+    if args.no_progress or not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\rmlperf-audit: {done}/{total} result files checked{end}")
+        sys.stderr.flush()
+
+    return show
+
+
 def _write(text: str, output: str | None, append: bool = False) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -175,7 +189,7 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         if _inside(Path(path), target):
             raise UsageError(f"{path}: will not write inside the checked PATH; choose a file outside it")
         extra.append((host.formats[name], path))
-    report = check(target, config, host)
+    report = check(target, config, host, progress=_progress(args))
     _write(fmt.render(report), args.output)
     if args.write_baseline:
         if _inside(Path(args.write_baseline), target):

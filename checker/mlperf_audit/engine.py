@@ -307,8 +307,10 @@ class CheckOutcome:
     checked: list[tuple[str, str]] = field(default_factory=list)  # (kind, path): every run and folder
 
 
-def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
-    """Checks everything under the tree and returns the sorted findings."""
+def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = None) -> CheckOutcome:
+    """Checks everything under the tree and returns the sorted findings.
+
+    `progress(done, total)` is called after each benchmark folder (result files done of all)."""
     active = select_rules(host.rules, config)
     context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
     for rule_class in active:
@@ -333,6 +335,8 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config) -> CheckOutcome:
             runs_checked += len(result.runs)
             found = _flatten(hook.mlperf_audit_check_benchmark(result=result, context=context))
             findings += _with_context(found, submitter, folder.system, folder.benchmark)
+            if progress is not None:
+                progress(runs_checked, tree.result_file_count)
         found = _flatten(hook.mlperf_audit_check_submission(submission=submission, context=context))
         findings += _with_context(found, submitter, None, None)
     for entry in tree.loose_logs:
