@@ -1,0 +1,111 @@
+"""The GitHub Action's script, run locally as GitHub runs it: a temporary repository made from the real
+sample (base commit), a pull request that changes one submitter (head commit), a synthetic event payload
+and the GITHUB_* variables GitHub sets."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t"}).stdout.strip()
+
+
+@pytest.fixture
+def pull_request(tmp_path, sample):
+    repo = tmp_path / "results"
+    shutil.copytree(sample, repo)
+    for path in [repo, *repo.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    (repo / ".mlperf-audit.toml").write_text('ignore = ["EXA"]\nfail-on = "warning"\n')
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-q", "-b", "pr")
+    # the PR changes one submitter (tinycorp: drops the run_stop of a second bert run) and tries to
+    # switch the checks off with its own configuration
+    log = repo / "tinycorp" / "results" / "tinybox_green" / "bert" / "result_5.txt"
+    log.write_text("".join(line for line in log.read_text().splitlines(True) if '"run_stop"' not in line))
+    (repo / ".mlperf-audit.toml").write_text('ignore = ["ALL"]\n')
+    git(repo, "commit", "-q", "-am", "head")
+    head = git(repo, "rev-parse", "HEAD")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": base, "ref": "main"},
+                                                  "head": {"sha": head, "ref": "pr"}}}))
+    summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
+    summary.touch()
+    outputs.touch()
+    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
+           "GITHUB_WORKSPACE": str(repo), "GITHUB_SHA": head, "GITHUB_STEP_SUMMARY": str(summary),
+           "GITHUB_OUTPUT": str(outputs), "INPUT_PATH": ".", "INPUT_RULESET": "training-4.1.0",
+           "INPUT_FAIL_ON": "error", "INPUT_CHANGED_ONLY": "true", "INPUT_SARIF_FILE": "mlperf-audit.sarif"}
+    return repo, env, summary, outputs
+
+
+def run_action(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mlperf_audit.github_action"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.sample
+def test_action_checks_only_the_changed_submitter(pull_request):
+    repo, env, summary, outputs = pull_request
+    result = run_action(env, repo)
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    assert values["checked"] == "tinycorp"
+    # base configuration obeyed (fail-on warning, EXA ignored), the PR's ignore = ["ALL"] is not
+    assert result.returncode == 1 and values["exit-code"] == "1"
+    annotations = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert annotations and all("file=tinycorp/" in line for line in annotations)
+    assert any(line.startswith("::error file=tinycorp/results/tinybox_green/bert") for line in annotations)
+    assert not any("EXA001" in line for line in annotations)
+    assert int(values["errors"]) > 0
+    assert summary.read_text().startswith("### ❌ mlperf-audit failed")
+    sarif = json.loads((repo / "mlperf-audit.sarif").read_text())
+    schema = REPO.parent / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+    jsonschema.Draft4Validator(json.loads(schema.read_text())).validate(sarif)
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
+            if "locations" in r}
+    assert uris and all(uri.startswith("tinycorp/") for uri in uris)
+
+
+@pytest.mark.sample
+def test_action_without_changes_checks_nothing(pull_request):
+    repo, env, summary, outputs = pull_request
+    event = json.loads(Path(env["GITHUB_EVENT_PATH"]).read_text())
+    event["pull_request"]["head"]["sha"] = event["pull_request"]["base"]["sha"]
+    Path(env["GITHUB_EVENT_PATH"]).write_text(json.dumps(event))
+    result = run_action(env, repo)
+    assert result.returncode == 0 and "no submission changed" in summary.read_text()
+
+
+@pytest.mark.sample
+def test_action_rejects_bad_inputs(pull_request):
+    repo, env, _, _ = pull_request
+    result = run_action({**env, "INPUT_FAIL_ON": "sometimes; rm -rf /"}, repo)
+    assert result.returncode == 2 and result.stdout.startswith("::error title=mlperf-audit::fail-on must be")
+    assert run_action({**env, "INPUT_PATH": "../elsewhere"}, repo).returncode == 2
+
+
+def test_action_yml_passes_inputs_through_env():
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"]["using"] == "composite"
+    for step in action["runs"]["steps"]:
+        assert "${{" not in step["run"]  # no input is interpolated into a script
+    run = action["runs"]["steps"][-1]
+    assert set(run["env"]) == {"INPUT_PATH", "INPUT_RULESET", "INPUT_FAIL_ON", "INPUT_CHANGED_ONLY", "INPUT_SARIF_FILE"}
+    assert '"$GITHUB_ACTION_PATH"' in action["runs"]["steps"][0]["run"]
