@@ -1,0 +1,308 @@
+"""`mlperf-audit report PATH -o report.html`: one self-contained HTML file for a reviewer.
+
+Summary, scores, findings (with filters), and per benchmark folder the plots a reviewer wants:
+the convergence curves of every run (quality against the logged unit, with the quality target and
+the RCP band of acceptable mean convergence), time-to-train per run with the olympic mean, and,
+where the work model applies, the utilisation of the accelerator's peak.
+
+The plots are inline SVG written here: no plotting library (matplotlib would add tens of MB of
+dependencies for a few lines and rectangles) and nothing fetched when the file is opened.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from mlperf_audit import hookimpl
+from mlperf_audit.api import check, score
+from mlperf_audit.config import load_config
+from mlperf_audit.discovery import discover
+from mlperf_audit.engine import CheckContext, load_benchmark
+from mlperf_audit.errors import TargetError
+from mlperf_audit.plugins import PluginHost
+from mlperf_audit.report import Report
+from mlperf_audit.rule import SCOPES
+from mlperf_audit.scores import BenchmarkScore
+from mlperf_audit_rules import compliance, hardware
+from mlperf_audit_rules.plausibility import CEILING, accelerators, run_work, utilisation
+from mlperf_audit_rules.rcp import verdict_for
+
+COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+WIDTH, HEIGHT, MARGIN = 520, 240, 48
+UNIT_KEY = {"llama2_70b_lora": "samples_count", "stable_diffusion": "samples_count"}
+
+
+@dataclass
+class Curve:
+    name: str
+    points: list[tuple[float, float]]
+
+
+def _target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:
+    """The quality target and its direction, read from the official expression."""
+    config = compliance.load_config(version, f"{division}_{benchmark}")
+    key = "aggregated_eval_accuracy" if benchmark == "stable_diffusion" else "eval_accuracy"
+    record = config.keys.get(key) if config else None
+    if record is None or record.at_least_one is None:
+        return None
+    match = re.search(r"(>=|<=)\s*([0-9.]+)", record.at_least_one[0])
+    return (float(match.group(2)), match.group(1)) if match else None
+
+
+def curves(result: Any) -> list[Curve]:
+    unit = UNIT_KEY.get(result.benchmark, "epoch_num")
+    found = []
+    for run in result.runs:
+        points = []
+        for event in run.all("eval_accuracy"):
+            if result.benchmark == "stable_diffusion" and event.meta("metric") != "FID":
+                continue
+            x, y = event.meta(unit), event.value
+            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(y, bool) and y == y:
+                points.append((float(x), float(y)))
+        if points:
+            found.append(Curve(run.name[: -len(".txt")], sorted(points)))
+    return found
+
+
+def _scale(values: Iterable[float], pad: float = 0.05) -> tuple[float, float]:
+    values = list(values)
+    low, high = min(values), max(values)
+    if high == low:
+        high, low = high + 1, low - 1
+    span = high - low
+    return low - pad * span, high + pad * span
+
+
+def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_label: str, y_label: str) -> str:
+    parts = [f'<rect x="{MARGIN}" y="10" width="{WIDTH - MARGIN - 10}" height="{HEIGHT - MARGIN - 10}" '
+             'fill="none" stroke="#999"/>']
+    for i in range(5):
+        fraction = i / 4
+        x = MARGIN + fraction * (WIDTH - MARGIN - 10)
+        y = HEIGHT - MARGIN - fraction * (HEIGHT - MARGIN - 20)
+        x_value = x_range[0] + fraction * (x_range[1] - x_range[0])
+        y_value = y_range[0] + fraction * (y_range[1] - y_range[0])
+        parts.append(f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="9" text-anchor="middle">{x_value:.4g}</text>')
+        parts.append(f'<text x="{MARGIN - 4}" y="{y + 3:.1f}" font-size="9" text-anchor="end">{y_value:.4g}</text>')
+    parts.append(f'<text x="{(WIDTH + MARGIN) / 2}" y="{HEIGHT - 8}" font-size="10" text-anchor="middle">'
+                 f'{html.escape(x_label)}</text>')
+    parts.append(f'<text x="12" y="{HEIGHT / 2}" font-size="10" text-anchor="middle" '
+                 f'transform="rotate(-90 12 {HEIGHT / 2})">{html.escape(y_label)}</text>')
+    return "".join(parts)
+
+
+def _project(x_range: tuple[float, float], y_range: tuple[float, float]) -> Any:
+    def point(x: float, y: float) -> tuple[float, float]:
+        px = MARGIN + (x - x_range[0]) / (x_range[1] - x_range[0]) * (WIDTH - MARGIN - 10)
+        py = HEIGHT - MARGIN - (y - y_range[0]) / (y_range[1] - y_range[0]) * (HEIGHT - MARGIN - 20)
+        return px, py
+
+    return point
+
+
+def convergence_svg(found: list[Curve], target: tuple[float, str] | None, band: tuple[float, float] | None,
+                    unit: str, quality: str) -> str:
+    xs = [x for c in found for x, _ in c.points] + (list(band) if band else []) + [0.0]
+    ys = [y for c in found for _, y in c.points] + ([target[0]] if target else [])
+    x_range, y_range = (0.0, _scale(xs)[1]), _scale(ys)
+    point = _project(x_range, y_range)
+    parts = [f'<svg class="plot convergence" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
+             _axes(x_range, y_range, unit, quality)]
+    if band:
+        left, right = point(band[0], 0)[0], point(band[1], 0)[0]
+        parts.append(f'<rect class="rcp-band" x="{left:.1f}" y="10" width="{max(right - left, 1):.1f}" '
+                     f'height="{HEIGHT - MARGIN - 10}" fill="#2ca02c" opacity="0.15"><title>RCP band: minimum '
+                     f'allowed mean {band[0]:.4g} to RCP mean {band[1]:.4g}</title></rect>')
+    if target:
+        y = point(0, target[0])[1]
+        parts.append(f'<line class="target" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#d62728" '
+                     f'stroke-dasharray="4 3"><title>target {target[1]} {target[0]:g}</title></line>')
+    for index, curve in enumerate(found):
+        coordinates = " ".join(f"{px:.1f},{py:.1f}" for px, py in (point(x, y) for x, y in curve.points))
+        color = COLORS[index % len(COLORS)]
+        parts.append(f'<polyline class="run" points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.5">'
+                     f'<title>{html.escape(curve.name)}</title></polyline>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def times_svg(result: BenchmarkScore) -> str:
+    runs = [(r.file.rsplit("/", 1)[-1][:-4], r.minutes, r.counted) for r in result.runs]
+    known = [m for _, m, _ in runs if m is not None]
+    if not known:
+        return ""
+    mean = result.score_minutes / result.scaling_factor if result.score_minutes else None
+    x_range = (-0.5, len(runs) - 0.5)
+    y_range = _scale(known + ([mean] if mean else []))
+    point = _project(x_range, y_range)
+    parts = [f'<svg class="plot times" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
+             _axes(x_range, y_range, "run", "time-to-train (min)")]
+    if mean:
+        y = point(0, mean)[1]
+        parts.append(f'<line class="olympic-mean" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" '
+                     f'stroke="#1f77b4" stroke-dasharray="4 3"><title>olympic mean {mean:.4g} min</title></line>')
+    for index, (name, minutes, counted) in enumerate(runs):
+        if minutes is None:
+            continue
+        px, py = point(index, minutes)
+        color = "#1f77b4" if counted else "#d62728"
+        parts.append(f'<circle class="run" cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{color}">'
+                     f'<title>{html.escape(name)}: {minutes:.3f} min{"" if counted else " (failed)"}</title></circle>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def utilisation_svg(value: float, ceiling: float, label: str) -> str:
+    width = WIDTH - 2 * MARGIN
+    bar = min(value, 1.2) / 1.2 * width
+    mark = lambda share: MARGIN + min(share, 1.2) / 1.2 * width  # noqa: E731
+    color = "#d62728" if value > 1 else "#ff7f0e" if value > ceiling else "#2ca02c"
+    return (f'<svg class="plot utilisation" width="{WIDTH}" height="70" xmlns="http://www.w3.org/2000/svg">'
+            f'<rect class="bar" x="{MARGIN}" y="15" width="{max(bar, 1):.1f}" height="22" fill="{color}">'
+            f'<title>{html.escape(label)}</title></rect>'
+            f'<line x1="{mark(1.0):.1f}" x2="{mark(1.0):.1f}" y1="8" y2="44" stroke="#000"/>'
+            f'<text x="{mark(1.0):.1f}" y="58" font-size="9" text-anchor="middle">100% of peak</text>'
+            f'<line x1="{mark(ceiling):.1f}" x2="{mark(ceiling):.1f}" y1="8" y2="44" stroke="#999" stroke-dasharray="3 2"/>'
+            f'<text x="{mark(ceiling):.1f}" y="68" font-size="9" text-anchor="middle">ceiling {ceiling:.0%}</text>'
+            f'<text x="{MARGIN + max(bar, 1) + 4:.1f}" y="31" font-size="10">{value:.1%}</text></svg>')
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:24px;color:#222} h1{font-size:22px} h2{font-size:18px;margin-top:28px}
+table{border-collapse:collapse;font-size:12px;margin:8px 0} td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}
+th{background:#f3f3f3} tr.error td:first-child{color:#b00;font-weight:bold} tr.warning td:first-child{color:#b60}
+.folder{border-top:1px solid #ddd;margin-top:18px;padding-top:6px} .plots{display:flex;flex-wrap:wrap;gap:12px}
+.muted{color:#666;font-size:12px} .badge{display:inline-block;padding:2px 8px;border-radius:8px;color:#fff}
+"""
+
+SCRIPT = """
+function filterFindings(){
+  const severity=document.getElementById('severity').value, text=document.getElementById('filter').value.toLowerCase();
+  for(const row of document.querySelectorAll('#findings tbody tr')){
+    const show=(severity==='all'||row.dataset.severity===severity)&&row.textContent.toLowerCase().includes(text);
+    row.style.display=show?'':'none';
+  }
+}
+window.addEventListener('load',()=>{
+  let drawn=0; const plots=document.querySelectorAll('svg.plot');
+  for(const svg of plots){
+    const marks=svg.querySelectorAll('polyline.run,circle.run,rect.bar');
+    if([...marks].some(m=>{const b=m.getBBox();return b.width>0||b.height>0;})) drawn++;
+  }
+  document.body.dataset.plotsDrawn=drawn; document.body.dataset.plotsTotal=plots.length;
+});
+"""
+
+
+def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | None = None, table_id: str = "") -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for index, row in enumerate(rows):
+        cls = row_class[index] if row_class else ""
+        attributes = f' class="{cls}" data-severity="{cls}"' if cls else ""
+        body.append(f"<tr{attributes}>" + "".join(f"<td>{html.escape('-' if c is None else str(c))}</td>" for c in row)
+                    + "</tr>")
+    ident = f' id="{table_id}"' if table_id else ""
+    return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[str]]) -> str:
+    summary = report.summary
+    verdict = {0: ("passed", "#2ca02c"), 1: ("failed", "#d62728"), 2: ("incomplete", "#ff7f0e")}[report.exit_code]
+    parts = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>mlperf-audit report</title>",
+        f"<style>{STYLE}</style></head><body>",
+        f"<h1>mlperf-audit report <span class='badge' style='background:{verdict[1]}'>{verdict[0]}</span></h1>",
+        f"<p>{html.escape(report.target.describe())} · ruleset {html.escape(report.ruleset)} · mlperf-logging "
+        f"{html.escape(report.mlperf_logging)} · mlperf-audit {html.escape(report.tool_version)}</p>",
+        f"<p><b>{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info</b>"
+        f" · configuration: {html.escape(report.config.describe())}</p>",
+        "<h2>Scores</h2>",
+        _table(["submitter", "system", "benchmark", "accelerators", "runs", "RCP factor", "score (min)", "note"],
+               [[s.submitter, s.system, s.benchmark,
+                 f"{s.accelerators} x {s.system_info.get('accelerator_model_name')}" if s.accelerators else None,
+                 len(s.runs), f"{s.rcp_factor:.4f}", None if s.score_minutes is None else f"{s.score_minutes:.3f}",
+                 s.note] for s in scores]),
+        "<h2>Benchmark folders</h2>",
+        *[f"<div class='folder'><h3>{html.escape(path)}</h3><div class='plots'>{''.join(svgs)}</div></div>"
+          for path, svgs in plots.items()],
+        "<h2>Findings</h2><p><label>severity <select id='severity' onchange='filterFindings()'>"
+        "<option>all</option><option>error</option><option>warning</option><option>info</option></select></label> "
+        "<label>filter <input id='filter' oninput='filterFindings()' placeholder='rule, path or text'></label></p>",
+        _table(["severity", "rule", "location", "message", "hint"],
+               [[f.severity.value + (" (waived)" if f.waived_by else ""), f.rule,
+                 (f.path or "-") + (f":{f.line}" if f.line else ""), f.message, f.hint] for f in report.findings],
+               [f.severity.value for f in report.findings], "findings"),
+        f"<script>{SCRIPT}</script></body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def folder_plots(target: Path, host: PluginHost, config: Any, scores: list[BenchmarkScore]) -> dict[str, list[str]]:
+    tree = discover(target)
+    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {r.code: r for r in host.rules})
+    by_path = {s.path: s for s in scores}
+    version = config.ruleset.split("-", 1)[1]
+    plots: dict[str, list[str]] = {}
+    for folder in tree.benchmark_folders:
+        result = load_benchmark(folder)
+        division = context.division_of(result) or "closed"
+        svgs = []
+        found = curves(result)
+        if found:
+            verdict = verdict_for(result, context)
+            band = None
+            if verdict is not None and verdict.record is not None and verdict.minimum is not None:
+                band = (verdict.minimum, float(verdict.record["RCP Mean"]))
+            unit = UNIT_KEY.get(result.benchmark, "epoch_num")
+            quality = "FID" if result.benchmark == "stable_diffusion" else "eval_accuracy"
+            svgs.append(convergence_svg(found, _target(version, result.benchmark, division), band, unit, quality))
+        if folder.path in by_path:
+            svgs.append(times_svg(by_path[folder.path]))
+        count, accelerator = accelerators(context.system_description(result.submitter, result.system))
+        if count and accelerator and result.benchmark in hardware.WORK:
+            values = [utilisation(work, result.benchmark, count, accelerator) for work in run_work(result, version)]
+            values = [v for v in values if v is not None]
+            if values:
+                svgs.append(utilisation_svg(max(values), CEILING[result.benchmark],
+                                            f"highest run: {max(values):.1%} of {accelerator.model}'s peak"))
+        plots[folder.path] = [svg for svg in svgs if svg]
+    return plots
+
+
+def run_report(args: argparse.Namespace, host: PluginHost) -> int:
+    target = Path(args.path)
+    if not target.exists():
+        raise TargetError(f"{args.path}: no such file or folder")
+    config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
+                         ruleset=args.ruleset)
+    output = Path(args.output)
+    try:
+        output.resolve().relative_to(target.resolve())
+    except ValueError:
+        pass
+    else:
+        raise TargetError(f"{args.output}: will not write inside the checked PATH")
+    report = check(target, config, host)
+    scores = score(target, config, host)
+    output.write_text(render(report, scores, folder_plots(target, host, config, scores)), encoding="utf-8")
+    print(f"wrote {output} ({len(report.findings)} findings, {len(scores)} scores)")
+    return report.exit_code
+
+
+@hookimpl
+def mlperf_audit_add_commands(commands: Any) -> None:
+    parser = commands.add_parser("report", help="a self-contained HTML report with plots, for reviewers")
+    parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
+    parser.add_argument("-o", "--output", metavar="FILE", default="report.html", help="the HTML file (report.html)")
+    parser.add_argument("--ruleset", metavar="RULESET")
+    parser.add_argument("--config", metavar="FILE")
+    parser.add_argument("--trust-tree-config", action="store_true")
+    parser.set_defaults(handler=run_report)
