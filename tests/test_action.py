@@ -30,7 +30,8 @@ def pull_request(tmp_path, sample):
     shutil.copytree(sample, repo)
     for path in [repo, *repo.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
-    (repo / ".mlperf-audit.toml").write_text('ignore = ["EXA"]\nfail-on = "warning"\n')
+    (repo / ".mlperf-audit.toml").write_text('ignore = ["EXA"]\nfail-on = "warning"\nwaivers = "waivers.toml"\n')
+    (repo / "waivers.toml").write_text('[[waiver]]\nrule = "FOR006"\npath = "Google/*"\nreason = "platform name known"\n')
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -41,6 +42,7 @@ def pull_request(tmp_path, sample):
     log = repo / "tinycorp" / "results" / "tinybox_green" / "bert" / "result_5.txt"
     log.write_text("".join(line for line in log.read_text().splitlines(True) if '"run_stop"' not in line))
     (repo / ".mlperf-audit.toml").write_text('ignore = ["ALL"]\n')
+    (repo / "waivers.toml").write_text('[[waiver]]\nrule = "ALL"\npath = "*"\nreason = "waive everything"\n')
     git(repo, "commit", "-q", "-am", "head")
     head = git(repo, "rev-parse", "HEAD")
     event = tmp_path / "event.json"
@@ -73,6 +75,7 @@ def test_action_checks_only_the_changed_submitter(pull_request):
     assert annotations and all("file=tinycorp/" in line for line in annotations)
     assert any(line.startswith("::error file=tinycorp/results/tinybox_green/bert") for line in annotations)
     assert not any("EXA001" in line for line in annotations)
+    assert "(waived)" not in summary.read_text()  # the PR's own waivers.toml (waive ALL) is not obeyed
     assert int(values["errors"]) > 0
     assert summary.read_text().startswith("### ❌ mlperf-audit failed")
     sarif = json.loads((repo / "mlperf-audit.sarif").read_text())

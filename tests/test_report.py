@@ -40,7 +40,7 @@ def test_report_of_the_real_sample(cli, sample, tmp_path):
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
     assert "<script src" not in text and "<link" not in text  # nothing fetched when opened
     assert text.count('<svg class="plot convergence"') == 15 and text.count('<svg class="plot times"') == 15
-    assert text.count('<svg class="plot utilisation"') == 7  # bert x4, gpt3 x2, llama2 x2 (tinybox_red: no peak)
+    assert text.count('<svg class="plot utilisation"') == 7  # bert x3 (tinybox_red: no peak), gpt3 x2, llama2 x2
     assert 'class="rcp-band"' in text and 'class="target"' in text and "FOR004" in text
     dom = render_dom(chromium(), page, tmp_path / "profile")
     drawn = re.search(r'data-plots-drawn="(\d+)"', dom)
