@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from .config import Config
 from .discovery import discover
@@ -22,12 +23,16 @@ def score(path: str | Path, config: Config | None = None, host: PluginHost | Non
 
 
 def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-          progress: Any = None) -> Report:
-    """Checks PATH and returns the report. Raises TargetError, PluginError or SelectionError
-    (each an exit code 2 on the command line); never raises for the package's content."""
+          progress: Any = None, submitters: Iterable[str] | None = None) -> Report:
+    """Checks PATH (only the named submitters of a results repository, if given) and returns the
+    report. Raises TargetError, PluginError or SelectionError (each an exit code 2 on the command
+    line); never raises for the package's content."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
+    if submitters is not None:
+        wanted = set(submitters)
+        tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress)
     return Report(

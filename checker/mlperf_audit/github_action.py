@@ -85,25 +85,6 @@ def base_configuration(workspace: Path, base: str, folder: Path) -> str | None:
     return None
 
 
-def merge_sarif(documents: list[str]) -> str:
-    merged: dict[str, Any] | None = None
-    for text in documents:
-        document = json.loads(text)
-        if merged is None:
-            merged = document
-            continue
-        run, other = merged["runs"][0], document["runs"][0]
-        rules = {rule["id"]: rule for rule in run["tool"]["driver"]["rules"]}
-        rules.update({rule["id"]: rule for rule in other["tool"]["driver"]["rules"]})
-        run["tool"]["driver"]["rules"] = [rules[code] for code in sorted(rules)]
-        index = {code: i for i, code in enumerate(sorted(rules))}
-        run["results"] += other["results"]
-        for result in run["results"]:
-            result["ruleIndex"] = index[result["ruleId"]]
-        run["invocations"][0]["executionSuccessful"] &= other["invocations"][0]["executionSuccessful"]
-    return json.dumps(merged, indent=2, ensure_ascii=False) + "\n"
-
-
 def _output(name: str, value: Any) -> None:
     path = os.environ.get("GITHUB_OUTPUT")
     if path:
@@ -135,46 +116,35 @@ def run() -> int:
     pull_request = event.get("pull_request") if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") else None
     base = pull_request["base"]["sha"] if pull_request else None
     head = (pull_request["head"]["sha"] if pull_request else None) or os.environ.get("GITHUB_SHA", "HEAD")
+    submitters: list[str] | None = None
     if base and changed_only:
-        targets = [f"{root.rstrip('/')}/{name}" if root != "." else name
-                   for name in changed_submitters(workspace, root, base, head)]
-        if not targets:
+        submitters = changed_submitters(workspace, root, base, head)
+        if not submitters:
             _summary("### mlperf-audit: no submission changed in this pull request")
             for name in ("errors", "warnings", "infos", "exit-code"):
                 _output(name, 0)
             _output("checked", "")
             return 0
-    else:
-        targets = [root]
     host = PluginHost()
-    totals = {"error": 0, "warning": 0, "info": 0}
-    exit_code = 0
-    sarif = []
     with tempfile.TemporaryDirectory(prefix="mlperf-audit-action-") as temp:
         config_file = base_configuration(workspace, base, Path(temp)) if base else None
-        for target in targets:
-            path = workspace / target
-            config = load_config(target=path, config_file=config_file, fail_on=fail_on, ruleset=ruleset)
-            previous = os.getcwd()
-            os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
-            try:
-                report: Report = check(target, config, host)
-                sys.stdout.write(render_github(report))
-                _summary(render_markdown(report))
-                sarif.append(render_sarif(report))
-            finally:
-                os.chdir(previous)
-            for key in totals:
-                totals[key] += report.summary[key]
-            exit_code = max(exit_code, report.exit_code)
-    if sarif_file and sarif:
-        (workspace / sarif_file).write_text(merge_sarif(sarif), encoding="utf-8")
-    _output("errors", totals["error"])
-    _output("warnings", totals["warning"])
-    _output("infos", totals["info"])
-    _output("checked", " ".join(targets))
-    _output("exit-code", exit_code)
-    return exit_code
+        config = load_config(target=workspace / root, config_file=config_file, fail_on=fail_on, ruleset=ruleset)
+        previous = os.getcwd()
+        os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
+        try:
+            report: Report = check(root, config, host, submitters=submitters)
+            sys.stdout.write(render_github(report))
+            _summary(render_markdown(report))
+            if sarif_file:
+                Path(sarif_file).write_text(render_sarif(report), encoding="utf-8")
+        finally:
+            os.chdir(previous)
+    _output("errors", report.summary["error"])
+    _output("warnings", report.summary["warning"])
+    _output("infos", report.summary["info"])
+    _output("checked", " ".join(submitters) if submitters is not None else root)
+    _output("exit-code", report.exit_code)
+    return report.exit_code
 
 
 def main() -> int:

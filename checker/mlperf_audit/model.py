@@ -227,6 +227,7 @@ class Tree:
     submissions: tuple[Submission, ...]
     loose_logs: tuple[FileEntry, ...] = ()  # logs outside any benchmark folder (a single file PATH)
     issues: tuple[Issue, ...] = ()
+    subset: bool = False  # only some submitters of the repository are checked (a pull request's)
 
     @property
     def benchmark_folders(self) -> tuple[BenchmarkFolder, ...]:
