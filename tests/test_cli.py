@@ -230,3 +230,10 @@ def test_progress_only_on_a_terminal(cli, fixtures, monkeypatch):
     assert "58/58 result files checked" in shown.err and shown.out.startswith("{")
     assert "result files checked" not in shown.out
     assert cli("check", str(fixtures / "clean"), "--no-progress").err == ""
+
+
+@pytest.mark.sample
+@pytest.mark.parametrize("command", ["check", "score"])
+def test_output_is_identical_whatever_the_jobs(cli, sample, command):
+    outputs = {jobs: cli(command, str(sample), "--format", "json", "--jobs", str(jobs)).out for jobs in (1, 2, 3)}
+    assert outputs[1] == outputs[2] == outputs[3] and outputs[1].startswith("{")

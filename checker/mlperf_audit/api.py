@@ -13,17 +13,17 @@ from .plugins import PluginHost
 from .report import Report, TargetSummary, mlperf_logging_version
 
 
-def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None) -> list[Any]:
+def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1) -> list[Any]:
     """The scores (`mlperf_audit.scores.BenchmarkScore`) of every benchmark folder under PATH."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
-    return run_scores(tree, host, config)
+    return run_scores(tree, host, config, jobs)
 
 
 def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-          progress: Any = None, submitters: Iterable[str] | None = None) -> Report:
+          progress: Any = None, submitters: Iterable[str] | None = None, jobs: int = 1) -> Report:
     """Checks PATH (only the named submitters of a results repository, if given) and returns the
     report. Raises TargetError, PluginError or SelectionError (each an exit code 2 on the command
     line); never raises for the package's content."""
@@ -34,7 +34,7 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         wanted = set(submitters)
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
-    outcome = run_checks(tree, host, config, progress)
+    outcome = run_checks(tree, host, config, progress, jobs)
     return Report(
         target=TargetSummary.of(str(path), tree),
         config=config,

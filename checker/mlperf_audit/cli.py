@@ -71,6 +71,9 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
     check_cmd.add_argument("--no-progress", action="store_true", help="no progress line on a terminal's stderr")
+    check_cmd.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                           help="check benchmark folders in N processes (default: the number of cores); "
+                           "the report is the same whatever N is")
     check_cmd.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
     check_cmd.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
     check_cmd.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
@@ -84,6 +87,8 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     score_cmd.add_argument("--format", default="text", choices=("text", "json", "csv"),
                            help="text (default), json, or csv: the official summarizer's two tables")
     score_cmd.add_argument("-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv)")
+    score_cmd.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                           help="score benchmark folders in N processes (default: the number of cores)")
     _add_round_options(score_cmd)
 
     compare_cmd = commands.add_parser("compare", help="per benchmark: the scores of A and B, speedup, per accelerator")
@@ -189,7 +194,9 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         if _inside(Path(path), target):
             raise UsageError(f"{path}: will not write inside the checked PATH; choose a file outside it")
         extra.append((host.formats[name], path))
-    report = check(target, config, host, progress=_progress(args))
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    report = check(target, config, host, progress=_progress(args), jobs=args.jobs)
     _write(fmt.render(report), args.output)
     if args.write_baseline:
         if _inside(Path(args.write_baseline), target):
@@ -205,7 +212,7 @@ def _cmd_score(args: argparse.Namespace, host: PluginHost) -> int:
     config = _round_config(args, target)
     if args.output and _inside(Path(args.output), target):
         raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
-    results = score(target, config, host)
+    results = score(target, config, host, jobs=max(1, args.jobs))
     if args.format == "json":
         _write(scores.render_json(results, config.ruleset, {"target": str(args.path)}), args.output)
     elif args.format == "csv":

@@ -8,8 +8,10 @@ dropped once their folder is checked, so memory is bounded by the largest folder
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import json
+import multiprocessing
 import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -289,15 +291,27 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
     return [finding for result in results if result for finding in result]
 
 
-def run_scores(tree: Tree, host: "PluginHost", config: Config) -> list[Any]:
-    """The score of every benchmark folder, in folder order (parsed once, nothing written)."""
+def _score_folder(folder: BenchmarkFolder) -> Any:
+    assert _WORKER is not None
+    host, context = _WORKER
+    return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder), context=context)
+
+
+def run_scores(tree: Tree, host: "PluginHost", config: Config, jobs: int = 1) -> list[Any]:
+    """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes."""
+    global _WORKER
     context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
-    scores = []
-    for folder in tree.benchmark_folders:
-        score = host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder), context=context)
-        if score is not None:
-            scores.append(score)
-    return scores
+    folders = list(tree.benchmark_folders)
+    _WORKER = (host, context)
+    try:
+        if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            results = [_score_folder(folder) for folder in folders]
+        else:
+            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                results = list(pool.map(_score_folder, folders, chunksize=1))
+    finally:
+        _WORKER = None
+    return [score for score in results if score is not None]
 
 
 @dataclass
@@ -307,9 +321,64 @@ class CheckOutcome:
     checked: list[tuple[str, str]] = field(default_factory=list)  # (kind, path): every run and folder
 
 
-def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = None) -> CheckOutcome:
+@dataclass
+class FolderOutcome:
+    """What checking one benchmark folder gives back (all a worker process returns)."""
+
+    findings: list[Finding]
+    runs: int
+    checked: list[tuple[str, str]]
+    summaries: dict[str, list[Any]]
+    from_worker: bool = False  # a worker's summaries are not yet in the parent's context
+
+
+def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> FolderOutcome:
+    summaries_before = {key: len(values) for key, values in context.summaries.items()}
+    result = load_benchmark(folder)
+    submitter = folder.submitter or None
+    findings: list[Finding] = []
+    for run in result.runs:
+        found = _flatten(host.hook.mlperf_audit_check_run(run=run, context=context))
+        findings += _with_context(found, submitter, folder.system, folder.benchmark)
+    found = _flatten(host.hook.mlperf_audit_check_benchmark(result=result, context=context))
+    findings += _with_context(found, submitter, folder.system, folder.benchmark)
+    added = {key: values[summaries_before.get(key, 0):] for key, values in context.summaries.items()
+             if len(values) > summaries_before.get(key, 0)}
+    checked = [("benchmark", folder.path)] + [("run", run.path) for run in result.runs]
+    return FolderOutcome(findings, len(result.runs), checked, added)
+
+
+#: The host and context a forked worker inherits (set just before the pool starts).
+_WORKER: tuple[Any, Any] | None = None
+
+
+def _worker_check(folder: BenchmarkFolder) -> FolderOutcome:
+    assert _WORKER is not None
+    outcome = _check_folder(folder, *_WORKER)
+    _WORKER[1].summaries.clear()  # returned in the outcome; a worker's context must not accumulate them
+    return dataclasses.replace(outcome, from_worker=True)
+
+
+def _folder_outcomes(folders: list[BenchmarkFolder], host: "PluginHost", context: CheckContext,
+                     jobs: int) -> Iterable[FolderOutcome]:
+    """Each folder's outcome, in folder order, checked in `jobs` processes (forked: plugins are inherited)."""
+    if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        for folder in folders:
+            yield _check_folder(folder, host, context)
+        return
+    global _WORKER
+    _WORKER = (host, context)
+    try:
+        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            yield from pool.map(_worker_check, folders, chunksize=1)
+    finally:
+        _WORKER = None
+
+
+def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = None, jobs: int = 1) -> CheckOutcome:
     """Checks everything under the tree and returns the sorted findings.
 
+    Benchmark folders are checked in `jobs` processes; the findings are the same whatever `jobs` is.
     `progress(done, total)` is called after each benchmark folder (result files done of all)."""
     active = select_rules(host.rules, config)
     context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
@@ -325,20 +394,18 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         for system in submission.systems:
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
-        for folder in submission.benchmarks:
-            result = load_benchmark(folder)
-            checked.append(("benchmark", folder.path))
-            checked += [("run", run.path) for run in result.runs]
-            for run in result.runs:
-                found = _flatten(hook.mlperf_audit_check_run(run=run, context=context))
-                findings += _with_context(found, submitter, folder.system, folder.benchmark)
-            runs_checked += len(result.runs)
-            found = _flatten(hook.mlperf_audit_check_benchmark(result=result, context=context))
-            findings += _with_context(found, submitter, folder.system, folder.benchmark)
-            if progress is not None:
-                progress(runs_checked, tree.result_file_count)
+    for outcome in _folder_outcomes(list(tree.benchmark_folders), host, context, jobs):
+        findings += outcome.findings
+        runs_checked += outcome.runs
+        checked += outcome.checked
+        if outcome.from_worker:  # a folder checked in this process added its summaries already
+            for key, values in outcome.summaries.items():
+                context.summaries.setdefault(key, []).extend(values)
+        if progress is not None:
+            progress(runs_checked, tree.result_file_count)
+    for submission in tree.submissions:
         found = _flatten(hook.mlperf_audit_check_submission(submission=submission, context=context))
-        findings += _with_context(found, submitter, None, None)
+        findings += _with_context(found, submission.name or None, None, None)
     for entry in tree.loose_logs:
         run = parse_log(entry.fs_path, entry.path)
         runs_checked += 1
