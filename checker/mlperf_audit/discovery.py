@@ -15,7 +15,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
+from .archives import Archive, is_archive
 from .errors import TargetError
 from .model import (
     BenchmarkFolder,
@@ -27,6 +29,7 @@ from .model import (
     TargetKind,
     Tree,
     natural_key,
+    open_binary,
 )
 
 #: A system description larger than this is not read (real ones are under 4 KiB).
@@ -66,6 +69,12 @@ class _Walker:
         self.root = root
         self.issues: list[Issue] = []
         self.links_seen: set[Path] = set()
+
+    def join(self, folder: Any, name: str) -> Any:
+        return folder / name
+
+    def is_dir(self, folder: Any) -> bool:
+        return bool(folder.is_dir())
 
     def display(self, path: Path) -> str:
         relative = os.path.relpath(path, self.root)
@@ -185,6 +194,64 @@ class _Walker:
         )
 
 
+class _ArchiveWalker(_Walker):
+    """The same walk over an archive's members: folders are member paths ("" for the top)."""
+
+    def __init__(self, archive: Archive) -> None:
+        super().__init__(archive.path)
+        self.archive = archive
+
+    def join(self, folder: Any, name: str) -> Any:
+        return f"{folder}/{name}" if folder else name
+
+    def is_dir(self, folder: Any) -> bool:
+        return folder in self.archive.dirs
+
+    def display(self, path: Any) -> str:
+        return str(path) or "."
+
+    def list(self, folder: Any) -> _Listing:
+        dirs, files = self.archive.children(folder)
+        listing = _Listing([], [])
+        for name in sorted(dirs, key=natural_key):
+            listing.dirs.append((name, self.join(folder, name)))
+        for name in sorted(files, key=natural_key):
+            member = self.archive.member(self.join(folder, name))
+            listing.files.append(FileEntry(member.name, member, member.size))  # type: ignore[arg-type]
+        return listing
+
+    def hygiene(self, folder: Any) -> None:
+        prefix = f"{folder}/" if folder else ""
+        for name in sorted(set(self.archive.files) | self.archive.dirs):
+            if not name or not name.startswith(prefix):
+                continue
+            base = name.rsplit("/", 1)[-1]
+            if base.startswith(".") or " " in base:
+                self.issues.append(Issue(Code.BAD_NAME, f"name {base!r} {'starts with a dot' if base.startswith('.') else 'contains a space'}",
+                                         name, hint="Rename or remove it."))
+            if self.archive.files.get(name, 0) > MAX_REPO_FILE_BYTES:
+                self.issues.append(Issue(Code.FILE_TOO_BIG, f"file is {self.archive.files[name] / 1e6:.1f} MB; the "
+                                         "official repository checker allows 50 MB", name))
+        for name in self.archive.special:
+            if name.startswith(prefix):
+                self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
+                                         name, hint="A result package holds only regular files and folders."))
+
+
+def _discover_archive(path: Path) -> Tree:
+    archive = Archive(path)
+    walker = _ArchiveWalker(archive)
+    dirs, files = archive.children("")
+    if "results" in dirs or "systems" in dirs:
+        submission = _submission(walker, "", path.name.split(".")[0])
+        return Tree(path, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
+    submitters = [name for name in dirs if walker.is_dir(f"{name}/results") or walker.is_dir(f"{name}/systems")]
+    if not submitters:
+        raise TargetError(f"{path}: the archive holds no submission (no results/ or systems/ folder)")
+    submissions = tuple(_submission(walker, name, name) for name in submitters)
+    return Tree(path, TargetKind.REPOSITORY, submissions, (), tuple(walker.issues))
+
+
 def discover(path: str | Path) -> Tree:
     """Builds the layout `Tree` for PATH; raises `TargetError` when PATH cannot be checked."""
     target = Path(path)
@@ -192,6 +259,8 @@ def discover(path: str | Path) -> Tree:
         mode = os.stat(target).st_mode
     except OSError as error:
         raise TargetError(f"{path}: {error.strerror or error}") from None
+    if stat.S_ISREG(mode) and is_archive(target):
+        return _discover_archive(target)
     if stat.S_ISREG(mode):
         if not os.access(target, os.R_OK):
             raise TargetError(f"{path}: permission denied")
@@ -243,14 +312,14 @@ def discover(path: str | Path) -> Tree:
 
 def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
     systems: list[SystemDescription] = []
-    if (folder / "systems").is_dir():
-        for entry in walker.list(folder / "systems").files:
+    if walker.is_dir(walker.join(folder, "systems")):
+        for entry in walker.list(walker.join(folder, "systems")).files:
             if entry.path.endswith(".json"):
                 systems.append(_system_description(walker, entry, name))
     benchmarks: list[BenchmarkFolder] = []
     system_dirs: list[str] = []
-    if (folder / "results").is_dir():
-        for system_name, system_folder in walker.list(folder / "results").dirs:
+    if walker.is_dir(walker.join(folder, "results")):
+        for system_name, system_folder in walker.list(walker.join(folder, "results")).dirs:
             system_dirs.append(system_name)
             benchmarks.extend(_benchmarks(walker, system_folder, name, system_name))
     walker.hygiene(folder)
@@ -294,7 +363,7 @@ def _benchmark_folder(
 
 def _params(entry: FileEntry, level: str) -> CheckerParams:
     try:
-        with open(entry.fs_path, "rb") as stream:
+        with open_binary(entry.fs_path) as stream:
             text = stream.read(MAX_PARAMS_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return CheckerParams(entry.path, level, ())
@@ -349,7 +418,7 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
         return SystemDescription(name, entry.path, submitter, None, (issue,))
 
     try:
-        with open(entry.fs_path, "rb") as stream:
+        with open_binary(entry.fs_path) as stream:
             raw = stream.read(MAX_SYSTEM_JSON_BYTES + 1)
     except OSError as error:
         return invalid(f"cannot read the system description: {error.strerror or error}")

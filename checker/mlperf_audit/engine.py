@@ -29,6 +29,7 @@ from .model import (
     Submission,
     SystemDescription,
     Tree,
+    open_binary,
 )
 from .parser import parse_log
 from .rule import SCOPES, Rule, Scope
@@ -243,7 +244,7 @@ def load_benchmark(folder: BenchmarkFolder) -> BenchmarkResult:
 
 def _read_scaling(path: Any) -> tuple[dict[str, Any] | None, str | None]:
     try:
-        with open(path, "rb") as stream:
+        with open_binary(path) as stream:
             raw = stream.read(MAX_SCALING_JSON_BYTES + 1)
     except OSError as error:
         return None, f"cannot read scaling.json: {error.strerror or error}"

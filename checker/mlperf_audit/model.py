@@ -289,6 +289,13 @@ class Finding:
         }
 
 
+def open_binary(source: Any) -> Any:
+    """Opens a file to read bytes: a path on disk, or an archive member (anything with `open()`)."""
+    if not isinstance(source, (str, Path)) and hasattr(source, "open"):
+        return source.open()
+    return open(source, "rb")
+
+
 def _natural(text: str) -> tuple[Any, ...]:
     """Sort result_2 before result_10."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))

@@ -18,7 +18,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO, Callable, Iterator
 
-from .model import Issue, LogEvent, Run
+from .model import Issue, LogEvent, Run, open_binary
 
 TOKEN = b":::MLLOG "
 
@@ -151,8 +151,10 @@ def parse_log(
     size = 0
     line_count = 0
     try:
-        with open(fs_path, "rb") as stream:
-            size = os.fstat(stream.fileno()).st_size
+        with open_binary(fs_path) as stream:
+            size = getattr(fs_path, "size", None)
+            if size is None:
+                size = os.fstat(stream.fileno()).st_size
             if size > MAX_FILE_BYTES:
                 sink.add(
                     Code.TOO_LARGE,

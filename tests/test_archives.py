@@ -1,0 +1,87 @@
+"""Submissions as .tar.gz, .tgz, .tar or .zip, read without extracting; hostile archives refused."""
+
+from __future__ import annotations
+
+import io
+import json
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+
+def pack(source: Path, archive: Path) -> Path:
+    if archive.name.endswith(".zip"):
+        with zipfile.ZipFile(archive, "w") as out:
+            for path in sorted(source.rglob("*")):
+                out.write(path, path.relative_to(source.parent).as_posix())
+    else:
+        with tarfile.open(archive, "w:gz" if archive.name.endswith(("gz", "tgz")) else "w") as out:
+            out.add(source, arcname=source.name)
+    return archive
+
+
+def summary(cli, target) -> tuple[int, dict, set]:
+    result = cli("check", str(target), "--format", "json", "--ignore", "EXA")
+    assert "Traceback" not in result.err
+    report = json.loads(result.out)
+    return result.code, report["summary"], {(f["rule"], f["path"], f["line"]) for f in report["findings"]}
+
+
+@pytest.mark.parametrize("name", ["demo.tar.gz", "demo.tgz", "demo.tar", "demo.zip"])
+def test_archive_gives_the_same_findings_as_the_folder(cli, fixtures, tmp_path, name):
+    archive = pack(fixtures / "demo" / "Fixture", tmp_path / name)
+    assert summary(cli, archive) == summary(cli, fixtures / "demo")
+
+
+def test_archived_submission_at_the_top(cli, fixtures, tmp_path):
+    archive = tmp_path / "Fixture.zip"
+    source = fixtures / "broken" / "missing-run-stop" / "Fixture"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in sorted(source.rglob("*")):
+            out.write(path, path.relative_to(source).as_posix())
+    code, counts, findings = summary(cli, archive)
+    assert code == 0 and ("EVT003", "results/fx_8xh100/ssd/result_2.txt", None) in findings
+
+
+def tar_with(tmp_path: Path, member: tarfile.TarInfo, data: bytes = b"") -> Path:
+    archive = tmp_path / "evil.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        out.addfile(member, io.BytesIO(data) if data else None)
+    return archive
+
+
+@pytest.mark.parametrize(
+    "member, message",
+    [
+        (tarfile.TarInfo("../escape/results/x.txt"), "climbs out of the archive"),
+        (tarfile.TarInfo("/etc/results/x.txt"), "absolute member name"),
+    ],
+)
+def test_traversal_and_absolute_names_are_refused(cli, tmp_path, member, message):
+    member.size = 1
+    result = cli("check", str(tar_with(tmp_path, member, b"x")))
+    assert result.code == 2 and message in result.err
+
+
+def test_link_leaving_the_archive_is_refused(cli, tmp_path):
+    link = tarfile.TarInfo("Sub/results/s/b/result_0.txt")
+    link.type, link.linkname = tarfile.SYMTYPE, "../../../../../etc/passwd"
+    result = cli("check", str(tar_with(tmp_path, link)))
+    assert result.code == 2 and "leaves the archive" in result.err
+
+
+def test_archive_past_the_limit_is_refused(cli, fixtures, tmp_path, monkeypatch):
+    import mlperf_audit.archives as archives
+
+    monkeypatch.setattr(archives, "MAX_TOTAL_BYTES", 10_000)
+    result = cli("check", str(pack(fixtures / "demo" / "Fixture", tmp_path / "demo.zip")))
+    assert result.code == 2 and "expands past" in result.err
+
+
+def test_not_an_archive(cli, tmp_path):
+    fake = tmp_path / "fake.tar.gz"
+    fake.write_bytes(b"not gzip at all")
+    result = cli("check", str(fake))
+    assert result.code == 2 and "not a readable archive" in result.err
