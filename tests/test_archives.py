@@ -85,3 +85,19 @@ def test_not_an_archive(cli, tmp_path):
     fake.write_bytes(b"not gzip at all")
     result = cli("check", str(fake))
     assert result.code == 2 and "not a readable archive" in result.err
+
+
+def test_oversized_member_is_a_finding_and_is_never_read(cli, fixtures, tmp_path, monkeypatch):
+    import mlperf_audit.archives as archives
+    import mlperf_audit.parser as parser
+
+    monkeypatch.setattr(parser, "MAX_FILE_BYTES", 1_000)
+    reads: list[str] = []
+    original = archives.Archive.read
+    monkeypatch.setattr(archives.Archive, "read", lambda self, name, size: reads.append(name) or original(self, name, size))
+    archive = pack(fixtures / "broken" / "missing-run-stop" / "Fixture", tmp_path / "big.zip")
+    result = cli("check", str(archive), "--format", "json", "--jobs", "1")
+    report = json.loads(result.out)
+    too_large = [f for f in report["findings"] if f["rule"] == "LOG016"]
+    assert too_large and all("result_" in f["path"] for f in too_large)
+    assert not any(name.endswith(".txt") and "/results/" in f"/{name}" for name in reads)

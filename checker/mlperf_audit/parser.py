@@ -150,18 +150,15 @@ def parse_log(
     context = {"submitter": submitter, "system": system, "benchmark": benchmark}
     size = 0
     line_count = 0
+    # An archive member declares its size: a too-large one is refused before it is read into memory.
+    declared = getattr(fs_path, "size", None)
+    if declared is not None and declared > MAX_FILE_BYTES:
+        return _too_large(sink, display_path, declared, context)
     try:
         with open_binary(fs_path) as stream:
-            size = getattr(fs_path, "size", None)
-            if size is None:
-                size = os.fstat(stream.fileno()).st_size
+            size = declared if declared is not None else os.fstat(stream.fileno()).st_size
             if size > MAX_FILE_BYTES:
-                sink.add(
-                    Code.TOO_LARGE,
-                    f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES >> 20} MiB limit; not read",
-                    hint="A result file holds one training run's log; split or trim what is not MLLOG output.",
-                )
-                return Run(display_path, (), sink.finish(), size, 0, **context)
+                return _too_large(sink, display_path, size, context)
             head = stream.read(8192)
             if not head:
                 sink.add(Code.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
@@ -190,6 +187,15 @@ def parse_log(
             hint="The file must be the output of a run logged with mlperf_logging.mllog.",
         )
     return Run(display_path, tuple(events), sink.finish(), size, line_count, **context)
+
+
+def _too_large(sink: _IssueSink, display_path: str, size: int, context: dict[str, Any]) -> Run:
+    sink.add(
+        Code.TOO_LARGE,
+        f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES >> 20} MiB limit; not read",
+        hint="A result file holds one training run's log; split or trim what is not MLLOG output.",
+    )
+    return Run(display_path, (), sink.finish(), size, 0, **context)
 
 
 def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink) -> int:
