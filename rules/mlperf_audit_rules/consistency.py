@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from typing import Any, Iterable
+from functools import cache
+from typing import Any, Callable, Iterable
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit.engine import CheckContext
@@ -23,11 +25,14 @@ def _is_hyperparameter(key: str) -> bool:
     return key in HYPERPARAMETER_KEYS or key.startswith(HYPERPARAMETER_PREFIXES)
 
 
-def _value_schemas(benchmark: str | None) -> dict[str, Any]:
+@cache
+def _value_schemas(benchmark: str | None) -> dict[str, tuple[dict[str, Any], Callable[[Any], bool]]]:
+    """Key -> (its sub-schema, a validity check) for the common keys and the benchmark's own."""
     table = schemas.load(VALUES_SCHEMA)
     merged = dict(table["common"])
     merged.update(table.get(benchmark or "", {}) if isinstance(table.get(benchmark or ""), dict) else {})
-    return merged
+    return {key: (schema, schemas.value_checker(VALUES_SCHEMA, json.dumps(schema, sort_keys=True)))
+            for key, schema in merged.items()}
 
 
 class ValueType(Rule):
@@ -55,10 +60,11 @@ class ValueType(Rule):
         benchmark = run.benchmark or run.value("submission_benchmark")
         expected = _value_schemas(benchmark if isinstance(benchmark, str) else None)
         for event in run.events:
-            schema = expected.get(event.key)
-            if schema is None:
+            expectation = expected.get(event.key)
+            if expectation is None:
                 continue
-            if not schemas.is_valid_value(VALUES_SCHEMA, schema, event.value):
+            schema, is_valid = expectation
+            if not is_valid(event.value):
                 yield self.finding(f"{event.key} = {event.value!r} is not {schemas.explain(schema)}",
                                    path=run.path, line=event.line)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -53,8 +53,29 @@ def _value_validator(name: str, schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
-def is_valid_value(name: str, schema: dict[str, Any], value: Any) -> bool:
-    return _value_validator(name, json.dumps(schema, sort_keys=True)).is_valid(value)
+#: Scalar verdicts remembered per sub-schema; past this many distinct values, validate each time.
+_VERDICTS_KEPT = 4096
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@cache
+def value_checker(name: str, schema_json: str) -> Callable[[Any], bool]:
+    """`is_valid` for one sub-schema, remembering the verdict for scalar values: a round logs the
+    same batch sizes and names hundreds of thousands of times, and jsonschema is slow per call."""
+    validator = _value_validator(name, schema_json)
+    verdicts: dict[tuple[type, Any], bool] = {}
+
+    def is_valid(value: Any) -> bool:
+        if not isinstance(value, _SCALARS):
+            return bool(validator.is_valid(value))
+        remembered = verdicts.get((type(value), value))  # the type keeps True apart from 1
+        if remembered is None:
+            remembered = bool(validator.is_valid(value))
+            if len(verdicts) < _VERDICTS_KEPT:
+                verdicts[(type(value), value)] = remembered
+        return remembered
+
+    return is_valid
 
 
 def explain(schema: dict[str, Any]) -> str:
