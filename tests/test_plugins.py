@@ -89,6 +89,55 @@ def test_crashing_rule_is_isolated_and_exits_2(fixtures):
     assert report.exit_code == 2
 
 
+class _Grouped(_Rule):
+    """A test rule checked with the others of its group.
+
+    How to fix: nothing; it is a test.
+    """
+
+    group = "test-group"
+    calls: list[tuple[str, ...]] = []
+
+    @classmethod
+    def check_group(cls, rules, run, context):
+        cls.calls.append(tuple(rule.code for rule in rules))
+        return [rule.finding(f"{rule.code} in one call", path=run.path) for rule in rules]
+
+
+def test_grouped_rules_are_checked_in_one_call_per_target_and_keep_selection(fixtures):
+    doc = {"__doc__": _Grouped.__doc__}
+    first = type("First", (_Grouped,), {"code": "TST011", "name": "first", **doc})
+    second = type("Second", (_Grouped,), {"code": "TST012", "name": "second", **doc})
+    third = type("Third", (_Grouped,), {"code": "TST013", "name": "third", **doc})
+    host = PluginHost(plugins=[("adhoc", RulesPlugin(first, second, third))])
+    _Grouped.calls.clear()
+    report = check(fixtures / "broken" / "empty-log", Config(select=("TST",), ignore=("TST012",)), host)
+    assert _Grouped.calls == [("TST011", "TST013")] * 5  # one call per run, the ignored rule left out
+    assert sorted({f.rule for f in report.findings}) == ["TST011", "TST013"]
+
+
+def test_crashing_group_is_isolated_and_named(fixtures):
+    class Crashing(_Grouped):
+        """Crashes as a group.
+
+        How to fix: nothing.
+        """
+
+        code = "TST021"
+        name = "crashing-group"
+
+        @classmethod
+        def check_group(cls, rules, run, context):
+            raise KeyError("status")
+
+    host = PluginHost(plugins=[("adhoc", RulesPlugin(_Rule, Crashing))])
+    report = check(fixtures / "broken" / "empty-log", Config(select=("TST",)), host)
+    crashes = [f for f in report.findings if f.rule == "CHK001"]
+    assert len(crashes) == 5 and "TST021" in crashes[0].message and "KeyError" in crashes[0].message
+    assert sum(1 for f in report.findings if f.rule == "TST001") == 5
+    assert report.exit_code == 2
+
+
 @pytest.mark.parametrize(
     "attribute, value, message",
     [

@@ -72,6 +72,7 @@ class CheckContext:
     summaries: dict[str, list[Any]] = field(default_factory=dict)
     _memo_target: Any = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    _plans: dict[Scope, "_Plan"] = field(default_factory=dict, repr=False)
 
     def severity_of(self, code: str) -> Severity | None:
         rule = self.catalogue.get(code)
@@ -107,16 +108,39 @@ class CheckContext:
         return self.config.ruleset
 
     def run_rules(self, scope: Scope, target: Any) -> list[Finding]:
+        plan = self._plans.get(scope)
+        if plan is None:
+            plan = self._plans[scope] = _Plan.of(self.rules.get(scope, ()))
         findings: list[Finding] = []
-        covers: dict[str, frozenset[str]] = {}
-        for rule in self.rules.get(scope, ()):
-            if rule.covers:
-                covers[rule.code] = rule.covers
+        for rule, group in plan.steps:
             try:
-                findings.extend(rule.check(target, self))
+                findings.extend(rule.check(target, self) if group is None else type(rule).check_group(group, target, self))
             except Exception as error:  # a rule's bug must not hide the other rules' findings
                 findings.append(_crash_finding(rule, target, error))
-        return _merge_covered(findings, covers) if covers else findings
+        return _merge_covered(findings, plan.covers) if plan.covers else findings
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """The order in which one scope's rules run: single rules, and groups checked in one call."""
+
+    steps: tuple[tuple[Rule, tuple[Rule, ...] | None], ...]
+    covers: dict[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, rules: Sequence[Rule]) -> "_Plan":
+        steps: list[tuple[Rule, list[Rule] | None]] = []
+        groups: dict[str, list[Rule]] = {}
+        for rule in rules:
+            if rule.group is None:
+                steps.append((rule, None))
+            elif rule.group in groups:
+                groups[rule.group].append(rule)
+            else:  # the group runs where its first rule stands
+                groups[rule.group] = [rule]
+                steps.append((rule, groups[rule.group]))
+        resolved = tuple((rule, None if group is None else tuple(group)) for rule, group in steps)
+        return cls(resolved, {rule.code: rule.covers for rule in rules if rule.covers})
 
 
 def _merge_covered(findings: list[Finding], covers: dict[str, frozenset[str]]) -> list[Finding]:

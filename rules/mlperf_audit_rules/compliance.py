@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import yaml
 
@@ -619,13 +619,18 @@ class ComplianceRule(Rule):
     """Base of the generated compliance rules: reports the official messages of one family."""
 
     family: Family
+    group = "compliance"  # hundreds of rules, one interpretation of the log: checked in one call
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        return self.check_group([self], run, context)
+
+    @classmethod
+    def check_group(cls, rules: Sequence[Rule], run: Run, context: CheckContext) -> Iterable[Finding]:
         by_code = context.memo(run, "compliance", lambda: _messages_by_code(run, context.ruleset.split("-", 1)[1]))
-        messages = by_code.get(self.code)
-        if not messages:
-            return ()  # the common case, hundreds of times per run: no generator
-        return [self.finding(m.text, path=run.path, line=m.line, hint=m.hint) for m in messages]
+        if not by_code:
+            return ()
+        return [rule.finding(m.text, path=run.path, line=m.line, hint=m.hint)
+                for rule in rules for m in by_code.get(rule.code, ())]
 
 
 class UnknownFamily(ComplianceRule):
