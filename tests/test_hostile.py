@@ -37,6 +37,7 @@ def run(cli, *argv):
         ("nan", LINE.replace('"value": 1', '"value": NaN'), "NaN"),
         ("infinity", LINE.replace('"value": 1', '"value": -Infinity'), "Infinity"),
         ("huge-number", LINE.replace('"value": 1', '"value": ' + "9" * 5000), "not valid JSON"),
+        ("huge-time", LINE.replace('"time_ms": 1', '"time_ms": ' + "9" * 400), "not a finite number"),
         ("duplicate-keys", LINE.replace('"metadata": {}', '"metadata": {"a": 1, "a": 2}'), "repeats the name"),
         ("deep-json", ":::MLLOG " + "[" * 100_000 + "]" * 100_000 + "\n", "too deeply"),
         ("20mb-line", ":::MLLOG " + "x" * (20 << 20) + "\n", "longer than"),
@@ -48,6 +49,21 @@ def test_hostile_log(cli, tmp_path, name, content, message):
     result = run(cli, "check", str(log), "--format", "json")
     assert result.code in (0, 1)
     assert any(message in f["message"] for f in json.loads(result.out)["findings"]), name
+
+
+def test_huge_integers_in_a_package(cli, package, tmp_path):
+    """400-digit integers parse as JSON but overflow a float: every command reports, none crashes."""
+    huge = "9" * 400
+    for log in package.rglob("result_*.txt"):
+        text = log.read_text()
+        for name in ("epoch_num", "samples_count"):
+            text = text.replace(f'"{name}": ', f'"{name}": {huge}, "_was_{name}": ')
+        text = text.replace('"key": "global_batch_size", "value": ', f'"key": "global_batch_size", "value": {huge}, "_was": ')
+        log.write_text(text)
+    for command in (["check"], ["score"], ["audit"], ["report", "-o", str(tmp_path / "r.html")]):
+        result = run(cli, *command, str(package))
+        assert result.code in (0, 1), (command, result.err)
+        assert "internal error" not in result.err, (command, result.err)
 
 
 @pytest.mark.parametrize("content, code", [("{not json", "SYS001"), ("[1, 2]", "SYS001"), ('"a string"', "SYS001"),

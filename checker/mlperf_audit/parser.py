@@ -17,7 +17,7 @@ import math
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO, Callable, Iterator
+from typing import Any, BinaryIO, Callable
 
 from .model import Issue, LogEvent, Run, open_binary
 
@@ -30,6 +30,8 @@ MAX_FILE_BYTES = 256 << 20
 #: After this many issues of one code in one file, the rest are counted in one summary issue.
 MAX_ISSUES_PER_CODE = 10
 
+#: Integers up to this size convert to a float exactly (larger ones may overflow it).
+MAX_EXACT_INT = 2**53
 EVENT_TYPES = frozenset({"INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"})
 REQUIRED_FIELDS = ("key", "value", "metadata", "time_ms")
 
@@ -122,21 +124,6 @@ def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
     return json.JSONDecoder(parse_constant=on_constant, parse_float=on_float, object_pairs_hook=on_object).decode
 
 
-def _read_lines(stream: BinaryIO) -> Iterator[tuple[bytes, bool]]:
-    """Yields (line, too_long); a line over MAX_LINE_BYTES is consumed but not kept."""
-    while True:
-        chunk = stream.readline(MAX_LINE_BYTES + 1)
-        if not chunk:
-            return
-        if len(chunk) <= MAX_LINE_BYTES or chunk.endswith(b"\n"):
-            yield chunk, len(chunk) > MAX_LINE_BYTES
-            continue
-        # Skip the rest of an over-long line without holding it in memory.
-        while chunk and not chunk.endswith(b"\n"):
-            chunk = stream.readline(MAX_LINE_BYTES)
-        yield b"", True
-
-
 def parse_log(
     fs_path: Path | str,
     display_path: str,
@@ -218,23 +205,28 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
     flags = _RecordFlags()
     decode = _make_decoder(flags)
     lineno = 0
-    last_line_had_newline = True
-    for raw, too_long in _read_lines(stream):
+    consumed = 0
+    # Whole lines, at C speed: the caller has checked the file's size, so no line can be longer
+    # than MAX_FILE_BYTES, and `consumed` stops a file that grows while it is read.
+    for raw in stream:
         lineno += 1
-        last_line_had_newline = raw.endswith(b"\n")
-        if too_long:
+        consumed += len(raw)
+        if consumed > MAX_FILE_BYTES:
+            sink.add(Code.TOO_LARGE, f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; "
+                     "the rest is not read", lineno)
+            break
+        if len(raw) > MAX_LINE_BYTES:
             sink.add(
                 Code.LINE_TOO_LONG,
                 f"line is longer than {MAX_LINE_BYTES >> 20} MiB; not parsed",
                 lineno,
                 hint="A log line this long is not MLLOG output; remove it or the data dumped into it.",
             )
-            last_line_had_newline = True
             continue
         start = raw.rfind(TOKEN)
         if start < 0:
             continue
-        if raw.count(TOKEN) > 1:
+        if raw.find(TOKEN) != start:
             sink.add(
                 Code.SEVERAL_RECORDS,
                 f"{raw.count(TOKEN)} ':::MLLOG' records on one line; only the last is read, "
@@ -265,7 +257,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             message = getattr(error, "msg", str(error))
             position = getattr(error, "pos", None)
             where = f" at column {start + len(TOKEN) + position + 1}" if position is not None else ""
-            if not last_line_had_newline and _looks_cut(text):
+            if not raw.endswith(b"\n") and _looks_cut(text):  # only the last line can lack one
                 sink.add(
                     Code.TRUNCATED,
                     f"the last line ends in the middle of a record ({message}{where}): the file is truncated",
@@ -291,6 +283,23 @@ def _looks_cut(text: str) -> bool:
 
 
 def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _IssueSink) -> LogEvent | None:
+    # The record as mllog writes it, nearly every line of every log: no check below would report it.
+    if type(record) is dict and not flags.duplicate_keys and not flags.non_finite:
+        key = record.get("key")
+        metadata = record.get("metadata")
+        time_ms = record.get("time_ms")
+        event_type = record.get("event_type")
+        namespace = record.get("namespace")
+        if (type(key) is str and key and type(metadata) is dict and event_type in EVENT_TYPES
+                and type(namespace) is str and "value" in record
+                and ((type(time_ms) is int and -MAX_EXACT_INT <= time_ms <= MAX_EXACT_INT)
+                     or (type(time_ms) is float and math.isfinite(time_ms)))):
+            return LogEvent(key, record["value"], float(time_ms), event_type, namespace,
+                            MappingProxyType(metadata), path, lineno)
+    return _checked_event(record, flags, path, lineno, sink)
+
+
+def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _IssueSink) -> LogEvent | None:
     if flags.duplicate_keys:
         names = ", ".join(sorted(set(flags.duplicate_keys)))
         sink.add(
@@ -360,10 +369,14 @@ def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _I
 
 def _time_ms(raw: Any, key: str, lineno: int, sink: _IssueSink) -> float | None:
     if isinstance(raw, (int, float)) and not isinstance(raw, bool):
-        value = float(raw)
+        try:
+            value = float(raw)
+        except OverflowError:  # an integer of hundreds of digits
+            value = math.inf
         if math.isfinite(value):
             return value
-        sink.add(Code.BAD_FIELD_TYPE, f"time_ms of {key!r} is {raw!r}, not a finite number", lineno)
+        shown = repr(raw) if len(repr(raw)) < 40 else f"a number of {len(repr(raw))} digits"
+        sink.add(Code.BAD_FIELD_TYPE, f"time_ms of {key!r} is {shown}, not a finite number", lineno)
         return None
     if isinstance(raw, str):
         try:

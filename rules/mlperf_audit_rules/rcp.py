@@ -78,7 +78,7 @@ def run_convergence(run: Run, version: str) -> RunConvergence:
                     result = float(point)
                 else:
                     result = NOT_CONVERGED
-    except (KeyError, ValueError, TypeError) as error:
+    except (KeyError, ValueError, TypeError, OverflowError) as error:
         detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
         return RunConvergence(run, NOT_CONVERGED, batch_size, benchmark, f"cannot read the convergence point ({detail})")
     return RunConvergence(run, result, batch_size, benchmark)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,17 @@ def _target(version: str, benchmark: str, division: str) -> tuple[float, str] | 
     return (float(match.group(2)), match.group(1)) if match else None
 
 
+def _finite(value: Any) -> float | None:
+    """The value as a plottable float; None for non-numbers, NaN, infinities and huge integers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def curves(result: Any) -> list[Curve]:
     unit = UNIT_KEY.get(result.benchmark, "epoch_num")
     found = []
@@ -63,9 +75,9 @@ def curves(result: Any) -> list[Curve]:
         for event in run.all("eval_accuracy"):
             if result.benchmark == "stable_diffusion" and event.meta("metric") != "FID":
                 continue
-            x, y = event.meta(unit), event.value
-            if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(y, bool) and y == y:
-                points.append((float(x), float(y)))
+            x, y = _finite(event.meta(unit)), _finite(event.value)
+            if x is not None and y is not None:
+                points.append((x, y))
         if points:
             found.append(Curve(run.name[: -len(".txt")], sorted(points)))
     return found
