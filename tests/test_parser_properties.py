@@ -1,8 +1,10 @@
-"""Property-based tests of the parser: it never raises, and it round-trips what mllog writes."""
+"""Property-based tests of the parser (it never raises, and it round-trips what mllog writes) and of
+the rules (no rule crashes on a clean log mutated at random)."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -60,3 +62,74 @@ def test_valid_records_round_trip_with_physical_lines(items, with_noise_lines):
     assert [(e.line, e.key, e.value, dict(e.metadata), e.time_ms, e.event_type) for e in run.events] == [
         (line, r["key"], r["value"], r["metadata"], float(r["time_ms"]), r["event_type"]) for line, r in expected
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# The rules on generated logs: a clean log mutated at random never makes a rule crash.
+# ---------------------------------------------------------------------------------------------
+
+CLEAN = Path(__file__).resolve().parent.parent / "fixtures" / "packages" / "clean" / "Fixture"
+hostile_values = (
+    json_values
+    | st.integers(-(10**400), 10**400)
+    | st.floats()  # NaN and infinities, written as the NaN/Infinity literals
+    | st.sampled_from(["success", "aborted", "FID", "CLIP", "", "closed", "open", "ssd"])
+)
+META_NAMES = ["epoch_num", "samples_count", "step_num", "status", "metric", "epoch_count", "first_epoch_num"]
+mutation = st.one_of(
+    st.tuples(st.just("value"), st.integers(0, 10**6), hostile_values),
+    st.tuples(st.just("meta"), st.integers(0, 10**6), st.tuples(st.sampled_from(META_NAMES), hostile_values)),
+    st.tuples(st.just("drop"), st.integers(0, 10**6), st.none()),
+    st.tuples(st.just("repeat"), st.integers(0, 10**6), st.none()),
+    st.tuples(st.just("time"), st.integers(0, 10**6), st.integers(-(2**60), 2**60) | st.floats()),
+)
+
+
+def _mutated(records: list[dict], mutations: list[tuple]) -> str:
+    records = [dict(record, metadata=dict(record["metadata"])) for record in records]
+    for kind, where, payload in mutations:
+        index = where % len(records)
+        if kind == "value":
+            records[index]["value"] = payload
+        elif kind == "meta":
+            records[index]["metadata"][payload[0]] = payload[1]
+        elif kind == "drop" and len(records) > 1:
+            del records[index]
+        elif kind == "repeat":
+            records.insert(index, records[index])
+        elif kind == "time":
+            records[index]["time_ms"] = payload
+    return "".join(f":::MLLOG {json.dumps(record)}\n" for record in records)
+
+
+def _records(path: Path) -> list[dict]:
+    return [json.loads(line.split(":::MLLOG ", 1)[1]) for line in path.read_text().splitlines() if ":::MLLOG " in line]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["ssd", "bert", "stable_diffusion", "llama2_70b_lora"]),
+       st.lists(mutation, min_size=1, max_size=6), st.lists(mutation, max_size=3))
+def test_rules_never_crash_on_mutated_logs(benchmark, first, second):
+    from mlperf_audit.api import check, score
+    from mlperf_audit.config import Config
+    from mlperf_audit.plugins import PluginHost
+
+    global _HOST
+    _HOST = _HOST or PluginHost()
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder) / "Fixture"
+        shutil.copytree(CLEAN / "systems", root / "systems")
+        (system,) = [p.name for p in (CLEAN / "results").iterdir()]
+        source = CLEAN / "results" / system / benchmark
+        target = root / "results" / system / benchmark
+        shutil.copytree(source, target)
+        clean = _records(source / "result_0.txt")
+        (target / "result_0.txt").write_text(_mutated(clean, first))
+        (target / "result_1.txt").write_text(_mutated(clean, second))
+        report = check(root, Config(), _HOST)
+        crashes = [f.message for f in report.findings if f.rule == "CHK001"]
+        assert not crashes, crashes
+        score(root, Config(), _HOST)  # raises on a crash
+
+
+_HOST = None
