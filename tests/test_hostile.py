@@ -66,6 +66,36 @@ def test_huge_integers_in_a_package(cli, package, tmp_path):
         assert "internal error" not in result.err, (command, result.err)
 
 
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("eval_accuracy", "[]"),  # FOR004 fingerprinted values with hash()
+        ("submission_benchmark", "[]"),  # RCP, FOR001-003 put it in sets
+        ("submission_benchmark", '"' + "x" * 400 + '"'),  # the compliance rule file name: too long to open
+        ("submission_benchmark", '"../../../etc/passwd"'),  # ... or a path out of the rules folder
+        ("submission_org", "[]"),  # SYS004
+        ("global_batch_size", "[]"),  # the RCP lookup compares it
+        ("opt_base_learning_rate", "9" * 400),  # HYP002 compares it as a float
+    ],
+)
+def test_odd_values_found_by_the_property_test(cli, package, key, value):
+    """Regressions found by tests/test_parser_properties.py: each crashed a rule (CHK001)."""
+    for log in package.rglob("result_*.txt"):
+        lines = []
+        for line in log.read_text().splitlines(keepends=True):
+            if f'"key": "{key}"' in line:
+                head, _, tail = line.partition('"value": ')
+                rest = tail[tail.index(', "metadata"'):]
+                line = f'{head}"value": {value}{rest}'
+            lines.append(line)
+        log.write_text("".join(lines))
+    for command in ("check", "score", "audit"):
+        result = run(cli, command, str(package), "--format", "json")
+        assert result.code in (0, 1), (command, result.err)
+        if command == "check":
+            assert not [f for f in json.loads(result.out)["findings"] if f["rule"] == "CHK001"]
+
+
 @pytest.mark.parametrize("content, code", [("{not json", "SYS001"), ("[1, 2]", "SYS001"), ('"a string"', "SYS001"),
                                            ("{}", "SYS002")])
 def test_hostile_system_description(cli, package, content, code):

@@ -7,6 +7,7 @@ and its reference convergence points from `rcp_checker/training_X.Y.Z/`; nothing
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -17,6 +18,8 @@ from mlperf_logging import benchmark_meta
 USAGE = "training"
 SUPPORTED = ("training-4.0.0", "training-4.1.0", "training-5.0.0", "training-5.1.0")
 DEFAULT = "training-4.1.0"
+#: What a benchmark name can look like (`llama2_70b_lora`); anything else names no rule or RCP file.
+BENCHMARK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class Round:
         return 4 if benchmark == "unet3d" else 1
 
     def has_rcps(self, benchmark: str) -> bool:
+        # The name comes from the logs: only a plain benchmark name can name an RCP file.
+        if not BENCHMARK_NAME.fullmatch(benchmark):
+            return False
         return (self.rcp_dir / f"rcps_{benchmark}.json").is_file()
 
 

@@ -131,8 +131,15 @@ def _expressions(value: Any) -> list[str]:
 _YAML_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 
+#: A rule file's name: the logs choose it (`closed_<submission_benchmark>`), so anything else (a
+#: path, `..`, a name too long for the file system) is a file that does not exist.
+_CONFIG_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+
+
 @cache
 def load_config(version: str, name: str) -> ConfigFile | None:
+    if not _CONFIG_NAME.fullmatch(name) or ".." in name:
+        return None
     path = rulesets.get(f"{rulesets.USAGE}-{version}").compliance_dir / f"{name}.yaml"
     if not path.is_file():
         return None

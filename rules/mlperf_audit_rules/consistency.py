@@ -149,7 +149,10 @@ class HyperparametersDifferFromRcp(Rule):
 
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(float(a) - float(b)) <= 1e-12 * max(1.0, abs(float(b)))
+        try:
+            return abs(float(a) - float(b)) <= 1e-12 * max(1.0, abs(float(b)))
+        except OverflowError:  # an integer too large for a float is compared exactly
+            return bool(a == b)
     return bool(a == b)
 
 

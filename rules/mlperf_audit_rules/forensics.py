@@ -30,6 +30,12 @@ EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy"}
 CADENCE = {"llama2_70b_lora": ("samples_count", 1), "stable_diffusion": ("samples_count", 1), "gpt3": ("epoch_num", 2048)}
 
 
+def _text(run: Run, key: str) -> str | None:
+    """A logged value that must be a string (a benchmark's name), else None: logs can hold anything."""
+    value = run.value(key)
+    return value if isinstance(value, str) else None
+
+
 def _interval(run: Run) -> tuple[int, int] | None:
     start = next((i for i, e in enumerate(run.events) if e.key == "run_start"), None)
     stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
@@ -65,7 +71,7 @@ class TimeGoesBackwards(Rule):
         interval = _interval(run)
         if interval is None:
             return
-        offline = run.value("submission_benchmark") in OFFLINE_EVALUATION
+        offline = _text(run, "submission_benchmark") in OFFLINE_EVALUATION
         latest: LogEvent = run.events[interval[0]]
         for event in run.events[interval[0]:interval[1] + 1]:
             if offline and (event.key in EVAL_KEYS or event.key == "run_stop"):
@@ -122,7 +128,7 @@ class StopBeforeTarget(Rule):
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         stop = run.first("run_stop")
-        if stop is None or stop.meta("status") != "success" or run.value("submission_benchmark") in OFFLINE_EVALUATION:
+        if stop is None or stop.meta("status") != "success" or _text(run, "submission_benchmark") in OFFLINE_EVALUATION:
             return
         code = _target_check(context, run)
         if code is None:
@@ -159,7 +165,7 @@ class EventsAfterStop(Rule):
         stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
         if stop is None:
             return
-        offline = run.value("submission_benchmark") in OFFLINE_EVALUATION
+        offline = _text(run, "submission_benchmark") in OFFLINE_EVALUATION
         late = [e for e in run.events[stop + 1:]
                 if e.key not in ALLOWED_AFTER_STOP and not (offline and e.key in EVAL_KEYS)]
         if late:
@@ -173,7 +179,7 @@ def fingerprint(run: Run) -> tuple[Any, ...] | None:
     evaluations = run.all("eval_accuracy")
     if start is None or len(evaluations) < 2:
         return None
-    return tuple((e.value if not isinstance(e.value, float) else repr(e.value),
+    return tuple((repr(e.value),  # repr: hashable whatever the log holds (a list, a dict)
                   tuple(sorted((k, repr(v)) for k, v in e.metadata.items() if k not in ("file", "lineno"))),
                   round(e.time_ms - start.time_ms)) for e in evaluations)
 
@@ -245,9 +251,17 @@ class EvalCadence(Rule):
         for event in run.all("eval_accuracy"):
             point = event.meta(rule[0])
             if isinstance(point, (int, float)) and not isinstance(point, bool) and point % step:
-                yield self.finding(f"{rule[0]} {point:g} is not a multiple of {step:g} (global_batch_size {batch}"
+                yield self.finding(f"{rule[0]} {_shown(point)} is not a multiple of {_shown(step)} (global_batch_size {_shown(batch)}"
                                    f"{' x 2048 tokens' if rule[1] > 1 else ''})", path=run.path, line=event.line)
                 return
+
+
+def _shown(number: int | float) -> str:
+    """A number for a message: floats in %g, integers whole unless absurdly long."""
+    if isinstance(number, float):
+        return f"{number:g}"
+    text = str(number)
+    return text if len(text) <= 30 else f"an integer of {len(text)} digits"
 
 
 class PlatformMismatch(Rule):

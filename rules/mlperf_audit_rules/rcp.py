@@ -150,8 +150,12 @@ def _num(value: Any) -> str:
 def evaluate(result: BenchmarkResult, version: str, bypass: bool) -> Verdict:
     runs = [run_convergence(run, version) for run in result.runs]
     batch_sizes = {repr(r.batch_size) for r in runs}
-    benchmarks = {r.benchmark for r in runs}
-    if len(batch_sizes) != 1 or runs[0].batch_size == -1 or len(benchmarks) != 1:
+    benchmarks = {repr(r.benchmark) for r in runs}  # repr: the logs may hold a list or a dict here
+    batch = runs[0].batch_size
+    # A batch size that is not a number cannot be looked up among the RCPs (the official checker
+    # crashes comparing it); VAL001 reports its type.
+    readable = isinstance(batch, (int, float)) and not isinstance(batch, bool) and batch != -1
+    if len(batch_sizes) != 1 or not readable or len(benchmarks) != 1:
         return Verdict("Could not detect global_batch_size", False, runs=runs)
     batch_size, benchmark = runs[0].batch_size, runs[0].benchmark
     drop = rulesets.get(f"{rulesets.USAGE}-{version}").olympic_drop(str(benchmark))

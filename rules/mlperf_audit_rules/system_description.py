@@ -123,9 +123,10 @@ class SubmitterMismatch(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         description = context.system_description(result.submitter, result.system)
-        expected = {name for name in (result.submitter, description.get("submitter") if description else None) if name}
+        named = (result.submitter, description.get("submitter") if description else None)
+        expected = {name for name in named if isinstance(name, str) and name}
         for run, event in _values(result, "submission_org"):
-            if expected and event.value not in expected:
+            if expected and (not isinstance(event.value, str) or event.value not in expected):
                 yield self.finding(f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}",
                                    path=run.path, line=event.line)
                 return  # one per folder: the runs of a folder share a launcher
