@@ -112,6 +112,26 @@ class _Walker:
                 )
         return listing
 
+    def _check_name(self, name: str, shown: str) -> None:
+        if name.startswith(".") or " " in name:
+            self.issues.append(Issue(
+                Code.BAD_NAME,
+                f"name {name!r} {'starts with a dot' if name.startswith('.') else 'contains a space'}",
+                shown,
+                hint="The official repository checker rejects hidden files and names with spaces; rename "
+                "or remove it.",
+            ))
+
+    def _check_size(self, size: int, shown: str) -> None:
+        if size > MAX_REPO_FILE_BYTES:
+            self.issues.append(Issue(
+                Code.FILE_TOO_BIG,
+                f"file is {size / 1e6:.1f} MB; the official repository checker allows 50 MB",
+                shown,
+                hint="Results repositories do not take files over 50 MB; trim or compress what is not "
+                "part of the result.",
+            ))
+
     def hygiene(self, folder: Path) -> None:
         """The official repository checks over a whole folder: names and sizes (links are checked
         where the folders are listed, and again here for folders discovery does not list)."""
@@ -119,27 +139,14 @@ class _Walker:
             dirs.sort()
             for name in sorted(dirs) + sorted(files):
                 path = Path(root) / name
-                if name.startswith(".") or " " in name:
-                    self.issues.append(Issue(
-                        Code.BAD_NAME,
-                        f"name {name!r} {'starts with a dot' if name.startswith('.') else 'contains a space'}",
-                        self.display(path),
-                        hint="The official repository checker rejects hidden files and names with spaces; rename "
-                        "or remove it.",
-                    ))
+                self._check_name(name, self.display(path))
                 if name in files:
                     try:
                         info = os.lstat(path)
                     except OSError:
                         continue
-                    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_REPO_FILE_BYTES:
-                        self.issues.append(Issue(
-                            Code.FILE_TOO_BIG,
-                            f"file is {info.st_size / 1e6:.1f} MB; the official repository checker allows 50 MB",
-                            self.display(path),
-                            hint="Results repositories do not take files over 50 MB; trim or compress what is not "
-                            "part of the result.",
-                        ))
+                    if stat.S_ISREG(info.st_mode):
+                        self._check_size(info.st_size, self.display(path))
                     elif stat.S_ISLNK(info.st_mode) and not os.path.exists(path) and path not in self.links_seen:
                         self.links_seen.add(path)
                         self.issues.append(Issue(
@@ -225,13 +232,8 @@ class _ArchiveWalker(_Walker):
         for name in sorted(set(self.archive.files) | self.archive.dirs):
             if not name or not name.startswith(prefix):
                 continue
-            base = name.rsplit("/", 1)[-1]
-            if base.startswith(".") or " " in base:
-                self.issues.append(Issue(Code.BAD_NAME, f"name {base!r} {'starts with a dot' if base.startswith('.') else 'contains a space'}",
-                                         name, hint="Rename or remove it."))
-            if self.archive.files.get(name, 0) > MAX_REPO_FILE_BYTES:
-                self.issues.append(Issue(Code.FILE_TOO_BIG, f"file is {self.archive.files[name] / 1e6:.1f} MB; the "
-                                         "official repository checker allows 50 MB", name))
+            self._check_name(name.rsplit("/", 1)[-1], name)
+            self._check_size(self.archive.files.get(name, 0), name)
         for name in self.archive.special:
             if name.startswith(prefix):
                 self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",

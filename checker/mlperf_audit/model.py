@@ -107,6 +107,12 @@ class Run:
         event = self.first(key)
         return default if event is None else event.value
 
+    def text(self, key: str) -> str | None:
+        """The first logged value of `key` if it is a string (a benchmark's name, say), else None:
+        logs can hold anything there, and a list or a dict must not reach a set or a file name."""
+        value = self.value(key)
+        return value if isinstance(value, str) else None
+
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:

@@ -30,12 +30,6 @@ EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy"}
 CADENCE = {"llama2_70b_lora": ("samples_count", 1), "stable_diffusion": ("samples_count", 1), "gpt3": ("epoch_num", 2048)}
 
 
-def _text(run: Run, key: str) -> str | None:
-    """A logged value that must be a string (a benchmark's name), else None: logs can hold anything."""
-    value = run.value(key)
-    return value if isinstance(value, str) else None
-
-
 def _interval(run: Run) -> tuple[int, int] | None:
     start = next((i for i, e in enumerate(run.events) if e.key == "run_start"), None)
     stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
@@ -71,7 +65,7 @@ class TimeGoesBackwards(Rule):
         interval = _interval(run)
         if interval is None:
             return
-        offline = _text(run, "submission_benchmark") in OFFLINE_EVALUATION
+        offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         latest: LogEvent = run.events[interval[0]]
         for event in run.events[interval[0]:interval[1] + 1]:
             if offline and (event.key in EVAL_KEYS or event.key == "run_stop"):
@@ -128,7 +122,7 @@ class StopBeforeTarget(Rule):
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         stop = run.first("run_stop")
-        if stop is None or stop.meta("status") != "success" or _text(run, "submission_benchmark") in OFFLINE_EVALUATION:
+        if stop is None or stop.meta("status") != "success" or run.text("submission_benchmark") in OFFLINE_EVALUATION:
             return
         code = _target_check(context, run)
         if code is None:
@@ -165,7 +159,7 @@ class EventsAfterStop(Rule):
         stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
         if stop is None:
             return
-        offline = _text(run, "submission_benchmark") in OFFLINE_EVALUATION
+        offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         late = [e for e in run.events[stop + 1:]
                 if e.key not in ALLOWED_AFTER_STOP and not (offline and e.key in EVAL_KEYS)]
         if late:
