@@ -24,6 +24,12 @@ class CliResult:
     err: str
 
 
+@pytest.fixture(autouse=True)
+def _fresh_parse_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with an empty cache of parsed files (never the user's own)."""
+    monkeypatch.setenv("MLPERF_AUDIT_CACHE_DIR", str(tmp_path_factory.mktemp("parse-cache")))
+
+
 @pytest.fixture(scope="session")
 def host() -> PluginHost:
     return PluginHost()

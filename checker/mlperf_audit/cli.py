@@ -19,6 +19,7 @@ from tabulate import tabulate
 from . import __version__
 from . import compare, scores, waivers
 from .api import check, score
+from .cache import ParseCache, default_directory
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
 from .errors import AuditError, PluginError, TargetError
 from .plugins import PluginHost
@@ -81,6 +82,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
                            help="a submitter's what-if: runs still missing are pending, not failures")
     check_cmd.add_argument("--trust-tree-config", action="store_true",
                            help="obey a configuration file that lies inside PATH")
+    _add_cache_options(check_cmd)
 
     score_cmd = commands.add_parser("score", help="time-to-train and score of every benchmark folder under PATH")
     score_cmd.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
@@ -109,6 +111,11 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     plugins_cmd.add_argument("--json", action="store_true", help="print the plugins as JSON")
 
     commands.add_parser("formats", help="list the output formats")
+
+    cache_cmd = commands.add_parser("cache", help="show or clear the cache of parsed files")
+    cache_cmd.add_argument("action", nargs="?", choices=("info", "clear"), default="info",
+                           help="info (default): where the cache is and what it holds; clear: empty it")
+    cache_cmd.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see `check --help`)")
     if host is not None:
         host.hook.mlperf_audit_add_commands(commands=commands)
     return parser
@@ -121,13 +128,22 @@ def _add_round_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--config", metavar="FILE", help="read settings from FILE")
     command.add_argument("--trust-tree-config", action="store_true",
                          help="obey a configuration file that lies inside PATH")
+    _add_cache_options(command)
+
+
+def _add_cache_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--cache-dir", metavar="DIR",
+                         help="keep parsed files in DIR, never inside PATH (default: $MLPERF_AUDIT_CACHE_DIR, "
+                         "else $XDG_CACHE_HOME/mlperf-audit or ~/.cache/mlperf-audit)")
+    command.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
 
 
 def _round_config(args: argparse.Namespace, target: Path, ruleset: str | None = None) -> Config:
     if not os.path.lexists(target):
         raise TargetError(f"{target}: no such file or folder")
     return load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                       ruleset=ruleset or args.ruleset, partial=args.partial)
+                       ruleset=ruleset or args.ruleset, partial=args.partial, cache_dir=args.cache_dir,
+                       use_cache=not args.no_cache)
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -182,6 +198,8 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         partial=args.partial,
         waivers=args.waivers,
         baseline=args.baseline,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
     )
     fmt = host.formats.get(args.format)
     if fmt is None:
@@ -281,6 +299,17 @@ def _cmd_formats(args: argparse.Namespace, host: PluginHost) -> int:
     return EXIT_OK
 
 
+def _cmd_cache(args: argparse.Namespace, host: PluginHost) -> int:
+    cache = ParseCache(args.cache_dir or default_directory())
+    if args.action == "clear":
+        cache.clear()
+        _write(f"cleared {cache.directory}\n", None)
+        return EXIT_OK
+    count, size = cache.size()
+    _write(f"{cache.directory}: {count} parsed file(s), {size / 2**20:.1f} MiB\n", None)
+    return EXIT_OK
+
+
 COMMANDS = {
     "check": _cmd_check,
     "score": _cmd_score,
@@ -289,6 +318,7 @@ COMMANDS = {
     "explain": _cmd_explain,
     "plugins": _cmd_plugins,
     "formats": _cmd_formats,
+    "cache": _cmd_cache,
 }
 
 

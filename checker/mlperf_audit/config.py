@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import ConfigError
+from .cache import default_directory
 from .model import Severity
 
 from . import rulesets
@@ -22,7 +23,7 @@ from . import rulesets
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.SUPPORTED
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
-KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline"}
+KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline", "cache-dir"}
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Config:
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
     baseline: str | None = None  # a baseline file: only new findings are reported
+    cache_dir: str | None = None  # where parsed files are cached (mlperf_audit.cache); None: no cache
     sources: tuple[str, ...] = ()  # configuration files obeyed
     notes: tuple[str, ...] = field(default=())  # what was read but not obeyed, and why
 
@@ -114,11 +116,11 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         changes["fail_on"] = _fail_on(table["fail-on"], where)
     if "ruleset" in table:
         changes["ruleset"] = _ruleset(table["ruleset"], where)
-    for key in ("waivers", "baseline"):
+    for key in ("waivers", "baseline", "cache-dir"):
         if key in table:
             if not isinstance(table[key], str):
                 raise ConfigError(f"{where}: {key} must be a file name")
-            changes[key] = table[key]
+            changes[key.replace("-", "_")] = table[key]
     if "partial" in table:
         if not isinstance(table["partial"], bool):
             raise ConfigError(f"{where}: partial must be true or false")
@@ -151,6 +153,8 @@ def load_config(
     partial: bool | None = None,
     waivers: str | None = None,
     baseline: str | None = None,
+    cache_dir: str | None = None,
+    use_cache: bool = True,
 ) -> Config:
     """Builds the configuration in force; raises ConfigError for anything invalid."""
     config = Config()
@@ -204,4 +208,15 @@ def load_config(
     if config.waivers and _inside(Path(config.waivers), target) and not trust_tree_config:
         raise ConfigError(f"{config.waivers}: the waivers file is inside the checked PATH; a package may not waive "
                           "its own findings (pass --trust-tree-config if you trust it)")
+    if not use_cache:
+        config = replace(config, cache_dir=None)
+    else:
+        if cache_dir is not None:  # where to keep a cache changes no result: not a source of the configuration
+            config = replace(config, cache_dir=cache_dir)
+        elif config.cache_dir is None:
+            config = replace(config, cache_dir=str(default_directory()))
+        # The tool never writes into the package it checks (a file or an archive holds no cache).
+        if target.is_dir() and _inside(Path(config.cache_dir), target):
+            notes.append(f"the cache directory {config.cache_dir} is inside the checked PATH; no cache was used")
+            config = replace(config, cache_dir=None)
     return replace(config, notes=tuple(notes))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
+import functools
 import json
 import multiprocessing
 import traceback
@@ -31,6 +32,7 @@ from .model import (
     Tree,
     open_binary,
 )
+from .cache import ParseCache
 from .parser import parse_log
 from .rule import SCOPES, Rule, Scope
 
@@ -235,8 +237,15 @@ class RuleRunner:
         return context.run_rules("tree", tree)
 
 
-def load_benchmark(folder: BenchmarkFolder) -> BenchmarkResult:
-    """Parses every result file of a folder, and its scaling.json."""
+@functools.cache
+def parse_cache(directory: str | None) -> ParseCache | None:
+    """The cache of parsed files in `directory` (one per process, so hits are counted once)."""
+    return ParseCache(directory) if directory else None
+
+
+def load_benchmark(folder: BenchmarkFolder, config: Config | None = None) -> BenchmarkResult:
+    """Parses every result file of a folder (or reads it from the cache that `config` names), and its scaling.json."""
+    cache = parse_cache(config.cache_dir) if config is not None else None
     runs = tuple(
         parse_log(
             entry.fs_path,
@@ -244,6 +253,7 @@ def load_benchmark(folder: BenchmarkFolder) -> BenchmarkResult:
             submitter=folder.submitter,
             system=folder.system,
             benchmark=folder.benchmark,
+            cache=cache,
         )
         for entry in folder.result_files
     )
@@ -319,7 +329,7 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
 def _score_folder(folder: BenchmarkFolder) -> Any:
     assert _WORKER is not None
     host, context = _WORKER
-    return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder), context=context)
+    return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
 
 
 def run_scores(tree: Tree, host: "PluginHost", config: Config, jobs: int = 1) -> list[Any]:
@@ -359,7 +369,7 @@ class FolderOutcome:
 
 def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> FolderOutcome:
     summaries_before = {key: len(values) for key, values in context.summaries.items()}
-    result = load_benchmark(folder)
+    result = load_benchmark(folder, context.config)
     submitter = folder.submitter or None
     findings: list[Finding] = []
     for run in result.runs:
@@ -432,7 +442,7 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         found = _flatten(hook.mlperf_audit_check_submission(submission=submission, context=context))
         findings += _with_context(found, submission.name or None, None, None)
     for entry in tree.loose_logs:
-        run = parse_log(entry.fs_path, entry.path)
+        run = parse_log(entry.fs_path, entry.path, cache=parse_cache(config.cache_dir))
         runs_checked += 1
         checked.append(("run", run.path))
         findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))

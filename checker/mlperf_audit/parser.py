@@ -12,6 +12,7 @@ any value `float()` accepts, and `key`, `value`, `metadata` and `time_ms` are re
 from __future__ import annotations
 
 import gc
+import io
 import json
 import math
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO, Callable
 
+from .cache import ParseCache, Parsed
 from .model import Issue, LogEvent, Run, open_binary
 
 TOKEN = b":::MLLOG "
@@ -131,58 +133,89 @@ def parse_log(
     submitter: str | None = None,
     system: str | None = None,
     benchmark: str | None = None,
+    cache: ParseCache | None = None,
 ) -> Run:
-    """Reads one result file into a `Run`. Never raises for anything the file contains."""
+    """Reads one result file into a `Run`. Never raises for anything the file contains.
+
+    With a `cache`, a file parsed before (same bytes, same place) is not decoded again."""
     # Parsing allocates hundreds of thousands of objects and no reference cycles, so the cyclic
     # collector would only rescan everything alive (a third of the parse time on a round); plain
     # reference counting still frees what is dropped.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _parse_log(fs_path, display_path, submitter, system, benchmark)
+        return _parse_log(fs_path, display_path, submitter, system, benchmark, cache)
     finally:
         if collecting:
             gc.enable()
 
 
 def _parse_log(
-    fs_path: Path | str, display_path: str, submitter: str | None, system: str | None, benchmark: str | None
+    fs_path: Path | str, display_path: str, submitter: str | None, system: str | None, benchmark: str | None,
+    cache: ParseCache | None,
 ) -> Run:
-    sink = _IssueSink(display_path)
-    events: list[LogEvent] = []
     context = {"submitter": submitter, "system": system, "benchmark": benchmark}
     size = 0
-    line_count = 0
     # An archive member declares its size: a too-large one is refused before it is read into memory.
     declared = getattr(fs_path, "size", None)
     if declared is not None and declared > MAX_FILE_BYTES:
-        return _too_large(sink, display_path, declared, context)
+        return _too_large(display_path, declared, context)
     try:
         with open_binary(fs_path) as stream:
             size = declared if declared is not None else os.fstat(stream.fileno()).st_size
             if size > MAX_FILE_BYTES:
-                return _too_large(sink, display_path, size, context)
-            head = stream.read(8192)
-            if not head:
-                sink.add(Code.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
-                return Run(display_path, (), sink.finish(), size, 0, **context)
-            nul = head.find(b"\x00")
-            if nul >= 0:
-                sink.add(
-                    Code.BINARY,
-                    f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
-                    line=head.count(b"\n", 0, nul) + 1,
-                    hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
-                )
-                return Run(display_path, (), sink.finish(), size, 0, **context)
-            stream.seek(0)
-            line_count = _parse_stream(stream, display_path, events, sink)
+                return _too_large(display_path, size, context)
+            if cache is None or not isinstance(fs_path, (str, Path)):
+                return _parse_open(stream, display_path, size, context)
+            data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        sink.add(
-            Code.UNREADABLE,
-            f"cannot read the file: {error.strerror or error}",
-            hint="Check the file's permissions and that it is a regular file.",
-        )
+        return _unreadable(_IssueSink(display_path), error, [], display_path, size, 0, context)
+    key = cache.key(os.path.abspath(fs_path), data)
+    cached = cache.load(key, display_path)
+    if cached is not None:
+        return Run(display_path, cached.events, cached.issues, size, cached.line_count, **context)
+    run = _parse_open(io.BytesIO(data), display_path, size, context)
+    cache.store(key, Parsed(run.events, run.issues, run.line_count))
+    return run
+
+
+def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[str, Any]) -> Run:
+    sink = _IssueSink(display_path)
+    events: list[LogEvent] = []
+    line_count = 0
+    try:
+        head = stream.read(8192)
+        if not head:
+            sink.add(Code.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
+            return Run(display_path, (), sink.finish(), size, 0, **context)
+        nul = head.find(b"\x00")
+        if nul >= 0:
+            sink.add(
+                Code.BINARY,
+                f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
+                line=head.count(b"\n", 0, nul) + 1,
+                hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
+            )
+            return Run(display_path, (), sink.finish(), size, 0, **context)
+        stream.seek(0)
+        line_count = _parse_stream(stream, display_path, events, sink)
+    except OSError as error:
+        return _unreadable(sink, error, events, display_path, size, line_count, context)
+    return _finish(sink, events, display_path, size, line_count, context)
+
+
+def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], display_path: str, size: int,
+                line_count: int, context: dict[str, Any]) -> Run:
+    sink.add(
+        Code.UNREADABLE,
+        f"cannot read the file: {error.strerror or error}",
+        hint="Check the file's permissions and that it is a regular file.",
+    )
+    return _finish(sink, events, display_path, size, line_count, context)
+
+
+def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: int, line_count: int,
+            context: dict[str, Any]) -> Run:
     if not events and not any(issue.code != Code.NOT_UTF8 for issue in sink.issues):
         sink.add(
             Code.NO_RECORDS,
@@ -192,7 +225,8 @@ def _parse_log(
     return Run(display_path, tuple(events), sink.finish(), size, line_count, **context)
 
 
-def _too_large(sink: _IssueSink, display_path: str, size: int, context: dict[str, Any]) -> Run:
+def _too_large(display_path: str, size: int, context: dict[str, Any]) -> Run:
+    sink = _IssueSink(display_path)
     sink.add(
         Code.TOO_LARGE,
         f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES >> 20} MiB limit; not read",

@@ -292,7 +292,8 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
         if not path.exists():
             raise TargetError(f"{path}: no such file or folder")
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                         ruleset=args.ruleset, fail_on=args.fail_on)
+                         ruleset=args.ruleset, fail_on=args.fail_on, cache_dir=args.cache_dir,
+                         use_cache=not args.no_cache)
     report = check(target, config, host)
     scores = score(target, config, host)
     codes: dict[tuple[Any, Any, Any], set[str]] = {}
@@ -301,7 +302,8 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
             codes.setdefault((finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
     peers = peer_rows(scores, codes)
     versus = baseline_rows(scores, score(Path(args.baseline), load_config(
-        target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset), host)) if args.baseline else []
+        target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset, cache_dir=args.cache_dir,
+        use_cache=not args.no_cache), host)) if args.baseline else []
     exceeded = [CrossResultSpeedup().finding(
         f"{row['benchmark']}: {row['new']} is {row['speedup_per_accelerator']:.2f}x faster per accelerator than the "
         f"baseline {row['baseline']}, above what the hardware supports ({row['basis']})")
@@ -368,4 +370,6 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--ruleset", metavar="RULESET")
     parser.add_argument("--config", metavar="FILE")
     parser.add_argument("--trust-tree-config", action="store_true")
+    parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
+    parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
     parser.set_defaults(handler=run_audit)

@@ -13,11 +13,19 @@ and CLIP reach the target; a run without `run_stop` status `success` counts as 1
 from __future__ import annotations
 
 import copy
+import hashlib
+import importlib
 import logging
 import math
+import os
+import pickle
+import sys
+import tempfile
+import types
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
@@ -84,17 +92,112 @@ def run_convergence(run: Run, version: str) -> RunConvergence:
     return RunConvergence(run, result, batch_size, benchmark)
 
 
-@cache
-def reference(version: str, benchmark: str) -> Any:
-    """The official RCP_Checker for a round and benchmark (statistics and pruning computed once)."""
-    from mlperf_logging.rcp_checker import rcp_checker  # imports scipy: only when an RCP check runs
+class _ScipyStatsOnDemand(types.ModuleType):
+    """Stands for `scipy.stats` until one of its attributes is used, then imports it.
 
+    (The standard library's LazyLoader does not fit: the `import scipy.stats` statement itself
+    reads the module's `__spec__`, which makes a LazyLoader module load at once.)"""
+
+    def __getattr__(self, name: str) -> Any:  # only for what a bare module does not have
+        if sys.modules.get("scipy.stats") is self:
+            del sys.modules["scipy.stats"]
+        real = importlib.import_module("scipy.stats")
+        setattr(sys.modules["scipy"], "stats", real)
+        return getattr(real, name)
+
+
+def _rcp_checker_module() -> Any:
+    """mlperf-logging's rcp_checker, with `scipy.stats` imported only when first used.
+
+    The module imports scipy.stats (a second of every start) for the t-tests that compute the
+    reference statistics; a reference read from the cache does not repeat them."""
+    if "scipy.stats" not in sys.modules and "mlperf_logging.rcp_checker.rcp_checker" not in sys.modules:
+        import scipy
+
+        stand_in = _ScipyStatsOnDemand("scipy.stats")
+        sys.modules["scipy.stats"] = stand_in
+        setattr(scipy, "stats", stand_in)
+    from mlperf_logging.rcp_checker import rcp_checker
+
+    return rcp_checker
+
+
+@cache
+def reference(version: str, benchmark: str, cache_dir: str | None = None) -> Any:
+    """The official RCP_Checker for a round and benchmark (statistics and pruning computed once).
+
+    With a `cache_dir`, the constructed checker's state is kept there (pickled: the RCP tables
+    hold numpy numbers, and the cache is the user's own folder), keyed by the RCP file, the
+    checker's source and the numpy and Python versions: the next start skips the t-tests."""
+    rcp_checker = _rcp_checker_module()
+    entry = _reference_entry(version, benchmark, cache_dir)
+    state = _load(entry)
+    if isinstance(state, dict):
+        checker = object.__new__(rcp_checker.RCP_Checker)
+        checker.__dict__.update(state)
+        return checker
     previous = logging.root.manager.disable
     logging.disable(logging.INFO)  # its constructor logs at INFO level
     try:
-        return rcp_checker.RCP_Checker(rulesets.USAGE, version, benchmark, False)
+        checker = rcp_checker.RCP_Checker(rulesets.USAGE, version, benchmark, False)
     finally:
         logging.disable(previous)
+    if entry is not None:
+        _store(entry, pickle.dumps(checker.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
+    return checker
+
+
+@cache
+def _reference_entry(version: str, benchmark: str, cache_dir: str | None) -> Path | None:
+    if not cache_dir:
+        return None
+    rcp_checker = _rcp_checker_module()
+    rcp_file = rcp_checker.RCP_Checker._construct_json_filename(None, rulesets.USAGE, version, benchmark)
+    digest = hashlib.blake2b(f"{version}\0{benchmark}\0{np.__version__}\0{sys.version}".encode(), digest_size=20)
+    try:
+        for source in (rcp_checker.__file__, rcp_file):
+            digest.update(Path(source).read_bytes())
+    except OSError:
+        return None  # no RCP file: the constructor reports it
+    return Path(cache_dir) / "rcp-v1" / f"{digest.hexdigest()}.pickle"
+
+
+def interpolate(checker: Any, batch_size: Any, low: dict[str, Any], high: dict[str, Any], version: str,
+                benchmark: str, cache_dir: str | None) -> dict[str, Any]:
+    """The official RCP interpolated at `batch_size` between `low` and `high` (its minimum is a
+    t-test search, so the record is cached next to the reference it was computed from)."""
+    reference_entry = _reference_entry(version, benchmark, cache_dir)
+    entry = None
+    if reference_entry is not None:
+        entry = reference_entry.with_name(f"{reference_entry.stem}-bs{batch_size!r}-{low['BS']!r}-{high['BS']!r}.pickle")
+    record = _load(entry)
+    if isinstance(record, dict):
+        return record
+    _, record = checker._create_interp_rcp(batch_size, low, high)
+    if entry is not None:
+        _store(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+    return record
+
+
+def _load(entry: Path | None) -> Any:
+    if entry is None:
+        return None
+    try:
+        with open(entry, "rb") as stream:
+            return pickle.loads(stream.read())
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError, pickle.UnpicklingError):
+        return None  # absent or unreadable: computed again
+
+
+def _store(entry: Path, blob: bytes) -> None:
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(blob)
+        os.replace(temporary, entry)
+    except OSError:
+        pass  # best-effort, as the cache of parsed files
 
 
 @dataclass
@@ -147,7 +250,7 @@ def _num(value: Any) -> str:
     return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
-def evaluate(result: BenchmarkResult, version: str, bypass: bool) -> Verdict:
+def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str | None = None) -> Verdict:
     runs = [run_convergence(run, version) for run in result.runs]
     batch_sizes = {repr(r.batch_size) for r in runs}
     benchmarks = {repr(r.benchmark) for r in runs}  # repr: the logs may hold a list or a dict here
@@ -163,7 +266,7 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool) -> Verdict:
         return Verdict("Insufficient convergence", False, batch_size=batch_size, runs=runs)
     if not isinstance(benchmark, str) or not rulesets.get(f"{rulesets.USAGE}-{version}").has_rcps(benchmark):
         return Verdict("Cannot find any RCPs", False, batch_size=batch_size, runs=runs)
-    checker = reference(version, benchmark)
+    checker = reference(version, benchmark, cache_dir)
     points = sorted(r.point for r in runs)
     mean = float(np.mean(points[drop:len(points) - drop]))
     verdict = Verdict("", False, batch_size=batch_size, runs=runs, mean=mean)
@@ -176,7 +279,7 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool) -> Verdict:
         high = checker._find_bottom_max_rcp(batch_size, "pruned_rcps")
         if low is not None and high is not None:
             verdict.message = "RCP Interpolation"
-            _, interpolated = checker._create_interp_rcp(batch_size, low, high)
+            interpolated = interpolate(checker, batch_size, low, high, version, benchmark, cache_dir)
             verdict.interpolated_from = (low["BS"], high["BS"])
             _judge(verdict, checker, interpolated, version, benchmark)
         elif low is not None:
@@ -212,7 +315,8 @@ def verdict_for(result: BenchmarkResult, context: CheckContext) -> Verdict | Non
     if context.division_of(result) != "closed" or not result.runs:
         return None
     version = context.ruleset.split("-", 1)[1]
-    return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result)))
+    return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result),
+                                                             context.config.cache_dir))
 
 
 class _RcpRule(Rule):

@@ -264,7 +264,7 @@ def folder_plots(target: Path, host: PluginHost, config: Any, scores: list[Bench
     version = config.ruleset.split("-", 1)[1]
     plots: dict[str, list[str]] = {}
     for folder in tree.benchmark_folders:
-        result = load_benchmark(folder)
+        result = load_benchmark(folder, context.config)
         division = context.division_of(result) or "closed"
         svgs = []
         found = curves(result)
@@ -294,7 +294,7 @@ def run_report(args: argparse.Namespace, host: PluginHost) -> int:
     if not target.exists():
         raise TargetError(f"{args.path}: no such file or folder")
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                         ruleset=args.ruleset)
+                         ruleset=args.ruleset, cache_dir=args.cache_dir, use_cache=not args.no_cache)
     output = Path(args.output)
     try:
         output.resolve().relative_to(target.resolve())
@@ -317,4 +317,6 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--ruleset", metavar="RULESET")
     parser.add_argument("--config", metavar="FILE")
     parser.add_argument("--trust-tree-config", action="store_true")
+    parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
+    parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
     parser.set_defaults(handler=run_report)

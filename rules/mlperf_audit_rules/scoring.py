@@ -136,7 +136,7 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
 
 def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[str, Any, Any]:
     """The summarizer's RCP, GBS and samples_to_converge columns (its own RCP run has no bypass)."""
-    unbypassed: Verdict = evaluate(result, version, bypass=False)
+    unbypassed: Verdict = evaluate(result, version, bypass=False, cache_dir=context.config.cache_dir)
     status = "Pass" if unbypassed.passed else RCP_STATUS.get(
         unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")
     if unbypassed.message in ("Could not detect global_batch_size", "Insufficient convergence"):

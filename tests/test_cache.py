@@ -1,0 +1,213 @@
+"""The cache of parsed files and RCP references: same results as without it, never stale, never
+inside the checked package, and a broken cache is a miss, not an error."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit import rulesets
+from mlperf_audit.cache import ParseCache
+from mlperf_audit.parser import parse_log
+from mlperf_audit_rules import rcp
+
+from test_hostile import LINE
+
+
+def canonical(run) -> tuple:
+    """A run as comparable data (NaN != NaN, so values are compared by repr)."""
+    return (
+        run.path, run.size_bytes, run.line_count,
+        [(e.key, repr(e.value), e.time_ms if not math.isnan(e.time_ms) else "nan", e.event_type, e.namespace,
+          repr(dict(e.metadata)), e.file, e.line) for e in run.events],
+        [(i.code, i.message, i.path, i.line, i.hint) for i in run.issues],
+    )
+
+
+HOSTILE = {
+    "truncated": LINE + LINE[:40],
+    "empty": "",
+    "binary": b"\x00\x01\x02" * 100,
+    "invalid-utf8": LINE.replace("seed", "s\udce9ed").encode("utf-8", "surrogateescape"),
+    "nan": LINE.replace('"value": 1', '"value": NaN'),
+    "huge-number": LINE.replace('"value": 1', '"value": ' + "9" * 400),
+    "duplicate-keys": LINE.replace('"metadata": {}', '"metadata": {"a": 1, "a": 2}'),
+    "several-records": LINE.rstrip("\n") + LINE,
+    "malformed": LINE + ":::MLLOG {not json}\n" + LINE,
+    "nested": LINE.replace('"value": 1', '"value": ' + "[" * 900 + "]" * 900),
+    "no-records": "just shell output\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_a_cached_parse_equals_a_fresh_one(tmp_path, name):
+    content = HOSTILE[name]
+    log = tmp_path / "result_1.txt"
+    log.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8", "surrogateescape"))
+    cache = ParseCache(tmp_path / "cache")
+    fresh = parse_log(log, "a/result_1.txt")
+    first = parse_log(log, "a/result_1.txt", cache=cache)
+    second = parse_log(log, "b/result_1.txt", benchmark="bert", cache=cache)
+    assert canonical(first) == canonical(fresh)
+    assert cache.hits == 1  # the second read is served from the cache
+    assert canonical(second)[1:] == canonical(parse_log(log, "b/result_1.txt"))[1:]
+    assert second.path == "b/result_1.txt" and all(e.file == "b/result_1.txt" for e in second.events)
+    assert all(i.path == "b/result_1.txt" for i in second.issues)
+    assert second.benchmark == "bert"
+
+
+def test_every_sample_file_round_trips(tmp_path, sample):
+    cache = ParseCache(tmp_path / "cache")
+    files = sorted(sample.glob("*/results/*/*/result_*.txt"))
+    assert len(files) > 100
+    for path in files:
+        parse_log(path, path.name, cache=cache)
+    assert (cache.hits, cache.misses) == (0, len(files))
+    for path in files:
+        assert canonical(parse_log(path, path.name, cache=cache)) == canonical(parse_log(path, path.name))
+    assert cache.hits == len(files)
+
+
+def test_a_changed_byte_or_another_file_is_another_entry(tmp_path):
+    cache = ParseCache(tmp_path / "cache")
+    log = tmp_path / "result_1.txt"
+    log.write_text(LINE)
+    parse_log(log, "x", cache=cache)
+    log.write_text(LINE.replace('"value": 1', '"value": 2'))  # same size, new content
+    assert parse_log(log, "x", cache=cache).events[0].value == 2
+    copy = tmp_path / "result_2.txt"
+    shutil.copy(log, copy)
+    parse_log(copy, "y", cache=cache)
+    assert cache.hits == 0 and cache.misses == 3
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"\xe3\x01\x00"])
+def test_a_damaged_entry_is_a_miss(tmp_path, damage):
+    cache = ParseCache(tmp_path / "cache")
+    log = tmp_path / "result_1.txt"
+    log.write_text(LINE * 3)
+    expected = canonical(parse_log(log, "x"))
+    parse_log(log, "x", cache=cache)
+    (entry,) = [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
+    entry.write_bytes(damage)
+    assert canonical(parse_log(log, "x", cache=cache)) == expected
+    assert cache.hits == 0
+    assert canonical(parse_log(log, "x", cache=cache)) == expected  # rewritten whole
+    assert cache.hits == 1
+
+
+def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path, monkeypatch):
+    import tempfile
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    cache = ParseCache(tmp_path / "cache")
+    log = tmp_path / "result_1.txt"
+    log.write_text(LINE)
+    assert canonical(parse_log(log, "x", cache=cache)) == canonical(parse_log(log, "x"))
+    assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))
+
+
+def checksums(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_cache_inside_the_package_is_not_used(cli, tmp_path, fixtures):
+    package = tmp_path / "pkg"
+    shutil.copytree(fixtures / "clean", package)
+    before = checksums(package)
+    result = cli("check", str(package), "--format", "json", "--cache-dir", str(package / ".cache"))
+    assert result.code == 0
+    assert checksums(package) == before
+    notes = json.loads(result.out)["config"]["notes"]
+    assert any("inside the checked PATH; no cache was used" in note for note in notes)
+
+
+def test_check_and_score_fill_and_reuse_the_cache(cli, tmp_path, fixtures):
+    cache = tmp_path / "cache"
+    plain = cli("score", str(fixtures / "clean"), "--format", "json", "--no-cache")
+    assert not cache.exists()
+    check = cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
+    entries = sorted(p for p in (cache / "parse-v1").rglob("*") if p.is_file())
+    assert len(entries) == len(list((fixtures / "clean").rglob("result_*.txt")))
+    stamps = [p.stat().st_mtime_ns for p in entries]
+    warm = cli("score", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
+    assert warm.out == plain.out
+    assert [p.stat().st_mtime_ns for p in entries] == stamps  # read, not rewritten
+    again = cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
+    assert again.out == check.out
+
+
+def test_cache_command(cli, tmp_path, fixtures):
+    cache = tmp_path / "cache"
+    cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
+    info = cli("cache", "--cache-dir", str(cache))
+    assert info.code == 0 and f"{cache}: " in info.out and " 0 parsed" not in info.out
+    assert cli("cache", "clear", "--cache-dir", str(cache)).code == 0
+    assert " 0 parsed file(s)" in cli("cache", "info", "--cache-dir", str(cache)).out
+
+
+def rcp_cases() -> list[tuple[str, str]]:
+    cases = []
+    for name in rulesets.SUPPORTED:
+        version = name.split("-", 1)[1]
+        ruleset = rulesets.get(name)
+        cases += [(version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b)]
+    return cases
+
+
+def typed(value):
+    """Values with their exact types (a numpy float and a Python float must not be confused)."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    return (type(value).__name__, repr(value))
+
+
+@pytest.mark.parametrize("version, benchmark", rcp_cases())
+def test_a_cached_rcp_reference_is_the_official_one(tmp_path, version, benchmark):
+    rcp.reference.cache_clear()
+    rcp._reference_entry.cache_clear()
+    fresh = rcp.reference(version, benchmark, None)
+    rcp.reference.cache_clear()
+    computed = rcp.reference(version, benchmark, str(tmp_path))
+    rcp.reference.cache_clear()
+    loaded = rcp.reference(version, benchmark, str(tmp_path))
+    rcp.reference.cache_clear()
+    assert loaded is not computed
+    assert typed(loaded.__dict__) == typed(computed.__dict__) == typed(fresh.__dict__)
+    records = sorted(fresh.pruned_rcp_data.values(), key=lambda r: r["BS"])
+    for low, high in zip(records, records[1:]):
+        if high["BS"] - low["BS"] < 2:
+            continue
+        middle = (low["BS"] + high["BS"]) // 2
+        _, official = fresh._create_interp_rcp(middle, low, high)
+        first = rcp.interpolate(loaded, middle, low, high, version, benchmark, str(tmp_path))
+        second = rcp.interpolate(loaded, middle, low, high, version, benchmark, str(tmp_path))
+        assert typed(first) == typed(second) == typed(official)
+
+
+def test_scipy_is_not_imported_when_the_references_are_cached(tmp_path, fixtures):
+    """scipy.stats costs a second at every start; a warm cache does not need it."""
+    program = (
+        "import sys\n"
+        "from mlperf_audit.cli import main\n"
+        f"main(['score', {str(fixtures / 'clean')!r}, '--format', 'json', '-j', '1', '--cache-dir', {str(tmp_path)!r}])\n"
+        "print('SCIPY', 'scipy.stats._stats_py' in sys.modules, file=sys.stderr)\n"
+    )
+    runs = [subprocess.run([sys.executable, "-c", program], capture_output=True, text=True) for _ in range(2)]
+    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
+    assert "SCIPY True" in runs[0].stderr  # cold: the statistics were computed
+    assert "SCIPY False" in runs[1].stderr
+    assert runs[0].stdout == runs[1].stdout
