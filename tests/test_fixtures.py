@@ -63,7 +63,7 @@ def test_broken_case_raises_exactly_its_documented_codes(fixtures, host, case):
 def test_demo_has_findings(cli, fixtures):
     result = cli("check", str(fixtures / "demo"), "--fail-on", "never", "--ignore", "EXA")
     assert result.code == 0
-    assert "6 error(s), 3 warning(s), 1 info" in result.out
+    assert "6 error(s), 3 warning(s), 3 info" in result.out  # info: RCP007, REP003 x2
     assert cli("check", str(fixtures / "demo")).code == 1
 
 
@@ -76,3 +76,28 @@ def test_forged_case_is_caught_by_its_rule(fixtures, host, case):
     found = {f.rule for f in report.findings if f.severity.value != "info"}
     assert set(FORGED[case]["expect"]) <= found, FORGED[case]["description"]
     assert not {code for code in found if code[:3] in ("AUD", "FOR")} - set(FORGED[case]["expect"]) - {"AUD005", "FOR006"}
+
+
+IRREPRODUCIBLE = json.loads((REPO / "fixtures" / "packages" / "irreproducible" / "cases.json").read_text())
+
+
+@pytest.mark.parametrize("case", sorted(IRREPRODUCIBLE))
+def test_irreproducible_case_raises_exactly_its_documented_codes(fixtures, host, case):
+    """The consistent package stays silent; each disagreement raises its rule and nothing else."""
+    report = check(fixtures / "irreproducible" / case, Config(ignore=("EXA",)), host)
+    found = {f.rule for f in report.findings if f.severity.value != "info"}
+    assert sorted(found) == sorted(IRREPRODUCIBLE[case]["expect"]), IRREPRODUCIBLE[case]["description"]
+    traced = [f for f in report.findings if f.rule == "REP003"]
+    if case != "no-implementation":
+        assert len(traced) == 1 and "implementations/pytorch" in traced[0].message
+
+
+def test_disagreements_name_both_files_and_lines(fixtures, host):
+    """A configuration that disagrees with the logs or the description points at both."""
+    for case, other in (("config-learning-rate", "results/fx_8xh100/ssd/result_0.txt"),
+                        ("config-node-count", "systems/fx_8xh100.json")):
+        report = check(fixtures / "irreproducible" / case, Config(select=("REP010", "REP011")), host)
+        finding = report.findings[0]
+        assert finding.path.endswith("config_fx_8xh100.sh") and finding.line
+        assert finding.related and finding.related[0][0].endswith(other) and finding.related[0][1]
+        assert f"{finding.related[0][0]}:{finding.related[0][1]}" in finding.message

@@ -23,6 +23,7 @@ from .model import (
     BenchmarkFolder,
     CheckerParams,
     FileEntry,
+    Implementation,
     Issue,
     Submission,
     SystemDescription,
@@ -31,6 +32,11 @@ from .model import (
     natural_key,
     open_binary,
 )
+
+#: How deep into an implementation folder discovery lists files (launch configurations sit at
+#: its top or in a `configs/` folder), and how many it lists at most (some hold whole frameworks).
+IMPLEMENTATION_DEPTH = 2
+MAX_IMPLEMENTATION_FILES = 5000
 
 #: A system description larger than this is not read (real ones are under 4 KiB).
 MAX_SYSTEM_JSON_BYTES = 1 << 20
@@ -324,8 +330,44 @@ def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
         for system_name, system_folder in walker.list(walker.join(folder, "results")).dirs:
             system_dirs.append(system_name)
             benchmarks.extend(_benchmarks(walker, system_folder, name, system_name))
+    source_dirs, implementations = _implementations(walker, walker.join(folder, "benchmarks"))
     walker.hygiene(folder)
-    return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs))
+    return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs),
+                      source_dirs, implementations)
+
+
+def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tuple[Implementation, ...]]:
+    """The `benchmarks/<benchmark>` folders and each `implementations/<name>` folder in them."""
+    if not walker.is_dir(folder):
+        return (), ()
+    names: list[str] = []
+    found: list[Implementation] = []
+    for benchmark, benchmark_folder in walker.list(folder).dirs:
+        names.append(benchmark)
+        implementations = walker.join(benchmark_folder, "implementations")
+        if not walker.is_dir(implementations):
+            continue
+        for name, implementation in walker.list(implementations).dirs:
+            files: list[FileEntry] = []
+            truncated = _collect(walker, implementation, IMPLEMENTATION_DEPTH, files)
+            found.append(Implementation(benchmark, name, walker.display(implementation), tuple(files), truncated))
+    return tuple(names), tuple(found)
+
+
+def _collect(walker: _Walker, folder: Any, depth: int, files: list[FileEntry]) -> bool:
+    """Lists files breadth-first down to `depth` folders; True if it stopped at the cap."""
+    level = [folder]
+    for _ in range(depth + 1):
+        following = []
+        for current in level:
+            listing = walker.list(current)
+            files.extend(listing.files)
+            if len(files) > MAX_IMPLEMENTATION_FILES:
+                del files[MAX_IMPLEMENTATION_FILES:]
+                return True
+            following.extend(path for _, path in listing.dirs)
+        level = following
+    return False
 
 
 def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str) -> list[BenchmarkFolder]:

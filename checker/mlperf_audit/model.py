@@ -199,14 +199,36 @@ class SystemDescription:
 
 
 @dataclass(frozen=True, slots=True)
+class Implementation:
+    """One `benchmarks/<benchmark>/implementations/<name>/` folder: the code behind some results.
+
+    `files` are the files found up to `IMPLEMENTATION_DEPTH` folders deep (names and sizes, not
+    contents: implementations hold whole frameworks, and rules read only the few files they need)."""
+
+    benchmark: str
+    name: str
+    path: str  # display path of the folder
+    files: tuple[FileEntry, ...] = ()
+    truncated: bool = False  # more files than discovery lists
+
+    def relative(self, entry: FileEntry) -> str:
+        """A file's path inside the implementation folder."""
+        return entry.path[len(self.path) + 1:] if entry.path.startswith(self.path + "/") else entry.path
+
+
+@dataclass(frozen=True, slots=True)
 class Submission:
-    """One submitter's folder: its system descriptions and its benchmark folders."""
+    """One submitter's folder: its system descriptions, its benchmark folders and their code."""
 
     name: str
     path: str
     systems: tuple[SystemDescription, ...]
     benchmarks: tuple[BenchmarkFolder, ...]
     system_dirs: tuple[str, ...] = ()  # names of the folders under results/
+    #: `benchmarks/<benchmark>` folders, by name; None when the submission's benchmarks/ was not
+    #: looked at (a PATH below the submitter folder), empty when the folder holds no benchmarks/.
+    source_dirs: tuple[str, ...] | None = None
+    implementations: tuple[Implementation, ...] = ()
 
     def system(self, name: str) -> SystemDescription | None:
         for system in self.systems:
@@ -259,6 +281,8 @@ class Finding:
     benchmark: str | None = None
     hint: str | None = None
     waived_by: str | None = None  # the reason of the waiver that accepted it, when waived
+    #: Other places the finding is about, as (path, line): the log that a configuration disagrees with, say.
+    related: tuple[tuple[str, int | None], ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -292,6 +316,7 @@ class Finding:
             "hint": self.hint,
             "fingerprint": self.fingerprint,
             "waived_by": self.waived_by,
+            "related": [{"path": path, "line": line} for path, line in self.related],
         }
 
 

@@ -68,6 +68,7 @@ class Rule:
         line: int | None = None,
         hint: str | None = None,
         severity: Severity | None = None,
+        related: Sequence[tuple[str, int | None]] = (),
     ) -> Finding:
         return Finding(
             rule=self.code,
@@ -77,6 +78,7 @@ class Rule:
             path=path,
             line=line,
             hint=hint if hint is not None else self.fix_hint(),
+            related=tuple(related),
         )
 
     @classmethod

@@ -10,8 +10,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import statistics
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from tabulate import tabulate
 
@@ -34,6 +35,41 @@ class RunScore:
     @property
     def counted(self) -> bool:
         return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class Spread:
+    """How much the runs of one benchmark folder differ (population statistics over counted runs)."""
+
+    runs: int
+    minutes_cv: float | None  # standard deviation / mean of the time-to-train
+    minutes_ratio: float | None  # slowest / fastest time-to-train
+    units_cv: float | None  # the same for the convergence points (samples, tokens or epochs)
+    units_distinct: int  # how many different convergence points
+
+    @classmethod
+    def of(cls, minutes: Sequence[float], units: Sequence[float]) -> "Spread":
+        def cv(values: Sequence[float]) -> float | None:
+            if len(values) < 2:
+                return None
+            mean = statistics.fmean(values)
+            return statistics.pstdev(values) / mean if mean > 0 else None
+
+        ratio = max(minutes) / min(minutes) if len(minutes) >= 2 and min(minutes) > 0 else None
+        return cls(len(minutes), cv(minutes), ratio, cv(units), len(set(units)))
+
+    def describe(self) -> str:
+        if self.minutes_cv is None:
+            return f"{self.runs} counted run(s): no spread"
+        text = (f"time-to-train varies by {self.minutes_cv:.2%} (coefficient of variation over {self.runs} runs; "
+                f"slowest/fastest {self.minutes_ratio:.3f})")
+        if self.units_cv is not None:
+            text += f"; convergence point by {self.units_cv:.2%} ({self.units_distinct} distinct)"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"runs": self.runs, "time_to_train_cv": self.minutes_cv, "slowest_over_fastest": self.minutes_ratio,
+                "convergence_cv": self.units_cv, "convergence_distinct": self.units_distinct}
 
 
 @dataclass(frozen=True)
@@ -62,6 +98,12 @@ class BenchmarkScore:
     def accelerators(self) -> int | None:
         return self.system_info.get("accelerators_count")
 
+    @property
+    def spread(self) -> Spread:
+        counted = [r for r in self.runs if r.counted and r.minutes is not None]
+        return Spread.of([r.minutes for r in counted if r.minutes is not None],
+                         [r.units for r in counted if r.units is not None])
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "submitter": self.submitter,
@@ -81,6 +123,7 @@ class BenchmarkScore:
             "rcp_status": self.rcp_status,
             "gbs": self.gbs,
             "samples_to_converge": self.samples_to_converge,
+            "spread": self.spread.to_dict(),
             "note": self.note,
         }
 
@@ -114,9 +157,10 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             s.system_info.get("availability", "-"),
             f"{s.system_info.get('accelerators_count', '?')} x {s.system_info.get('accelerator_model_name', '?')}",
             runs, f"{s.rcp_factor:.4f}", f"{s.scaling_factor:.4f}", _minutes(s.score_minutes),
+            "-" if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
         ])
     lines = [tabulate(rows, headers=["submitter", "system", "benchmark", "division", "availability", "accelerators",
-                                     "runs", "RCP factor", "scaling", "score (min)"], tablefmt="simple",
+                                     "runs", "RCP factor", "scaling", "score (min)", "spread"], tablefmt="simple",
                       disable_numparse=True)]
     for s in scores:
         times = ", ".join(
@@ -126,6 +170,7 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             for r in s.runs
         )
         lines.append(f"\n{s.path}: {times}")
+        lines.append(f"  spread: {s.spread.describe()}")
         if s.note:
             lines.append(f"  note: {s.note}")
     return "\n".join(lines) + "\n"

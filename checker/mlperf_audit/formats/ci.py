@@ -56,6 +56,16 @@ def render_sarif(report: Report) -> str:
             if finding.line:
                 location["region"] = {"startLine": finding.line}
             result["locations"] = [{"physicalLocation": location}]
+        related = []
+        for other, line in finding.related:
+            uri = report.repository_path(other)
+            if uri is not None:
+                place: dict[str, Any] = {"artifactLocation": {"uri": uri}}
+                if line:
+                    place["region"] = {"startLine": line}
+                related.append({"id": len(related), "physicalLocation": place})
+        if related:
+            result["relatedLocations"] = related
         if finding.waived_by:
             result["suppressions"] = [{"kind": "external", "justification": finding.waived_by}]
         results.append(result)
