@@ -227,6 +227,7 @@ def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | Non
 
 def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[str]]) -> str:
     summary = report.summary
+    spreads = {s.path: f"Run-to-run spread: {s.spread.describe()}" for s in scores}
     verdict = {0: ("passed", "#2ca02c"), 1: ("failed", "#d62728"), 2: ("incomplete", "#ff7f0e")}[report.exit_code]
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>mlperf-audit report</title>",
@@ -237,13 +238,17 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         f"<p><b>{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info</b>"
         f" · configuration: {html.escape(report.config.describe())}</p>",
         "<h2>Scores</h2>",
-        _table(["submitter", "system", "benchmark", "accelerators", "runs", "RCP factor", "score (min)", "note"],
+        _table(["submitter", "system", "benchmark", "accelerators", "runs", "RCP factor", "score (min)",
+                "run-to-run spread", "note"],
                [[s.submitter, s.system, s.benchmark,
                  f"{s.accelerators} x {s.system_info.get('accelerator_model_name')}" if s.accelerators else None,
                  len(s.runs), f"{s.rcp_factor:.4f}", None if s.score_minutes is None else f"{s.score_minutes:.3f}",
-                 s.note] for s in scores]),
+                 None if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}", s.note] for s in scores],
+               table_id="scores"),
         "<h2>Benchmark folders</h2>",
-        *[f"<div class='folder'><h3>{html.escape(path)}</h3><div class='plots'>{''.join(svgs)}</div></div>"
+        *[f"<div class='folder'><h3>{html.escape(path)}</h3>"
+          + (f"<p class='spread'>{html.escape(spreads[path])}</p>" if path in spreads else "")
+          + f"<div class='plots'>{''.join(svgs)}</div></div>"
           for path, svgs in plots.items()],
         "<h2>Findings</h2><p><label>severity <select id='severity' onchange='filterFindings()'>"
         "<option>all</option><option>error</option><option>warning</option><option>info</option></select></label> "

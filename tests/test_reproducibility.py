@@ -1,0 +1,142 @@
+"""Reproducibility (REP) beyond the per-rule YAML cases: real data, output formats, archives,
+hostile implementation folders, and the run-to-run spread in `score` and the report."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tarfile
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from mlperf_audit.api import check
+from mlperf_audit.config import Config
+from mlperf_audit_rules import sources
+
+from test_cli import validate_report
+from test_formats import sarif_schema
+
+IRREPRODUCIBLE = Path(__file__).resolve().parent.parent / "fixtures" / "packages" / "irreproducible"
+
+
+def rep(report) -> list:
+    return [f for f in report.findings if f.rule.startswith("REP")]
+
+
+def test_results_only_sample_gets_one_info_per_submitter(sample, host):
+    found = rep(check(sample, Config(select=("REP",)), host))
+    assert [(f.rule, f.severity.value, f.path) for f in found] == [
+        ("REP001", "info", f"{name}/benchmarks") for name in ("Dell", "Google", "NVIDIA", "tinycorp")]
+
+
+def test_spread_rules_are_silent_on_real_results(sample, host):
+    """Real v4.1 results (0.12% to 11.8% spread) are neither too tight nor too wide."""
+    assert rep(check(sample, Config(select=("REP012", "REP013", "REP014")), host)) == []
+
+
+def test_score_shows_the_spread(cli, sample):
+    text = cli("score", str(sample)).out
+    assert "spread" in text.splitlines()[0]
+    assert ("Dell/results/XE9680x8H100-SXM-80GB/bert: " in text
+            and "spread: time-to-train varies by 6.67% (coefficient of variation over 10 runs; slowest/fastest 1.201); "
+                "convergence point by 6.71% (10 distinct)" in text)
+    results = json.loads(cli("score", str(sample), "--format", "json").out)["results"]
+    ssd = next(r for r in results if (r["submitter"], r["benchmark"]) == ("Dell", "ssd"))["spread"]
+    assert ssd["runs"] == 5 and ssd["convergence_distinct"] == 1 and ssd["convergence_cv"] == 0
+    assert ssd["time_to_train_cv"] == pytest.approx(0.0012, abs=5e-5)
+    green = next(r for r in results if r["system"] == "tinybox_green")["spread"]
+    assert green["runs"] == 9  # the failed run is not part of the spread
+
+
+def test_csv_tables_keep_the_official_columns(cli, sample):
+    """The spread is not a column of the summarizer's CSV, which stays byte-identical to the official one."""
+    assert "spread" not in cli("score", str(sample), "--format", "csv").out
+
+
+def test_report_shows_the_spread(cli, fixtures, tmp_path):
+    out = tmp_path / "report.html"
+    assert cli("report", str(IRREPRODUCIBLE / "wild-spread"), "-o", str(out)).code == 0
+    page = out.read_text()
+    assert "run-to-run spread" in page and "Run-to-run spread: time-to-train varies by 40.95%" in page
+
+
+def test_related_locations_in_json_and_sarif(cli):
+    target = IRREPRODUCIBLE / "config-learning-rate"
+    document = validate_report(cli("check", str(target), "--format", "json", "--select", "REP011").out)
+    (finding,) = document["findings"]
+    assert finding["related"] == [{"path": "Fixture/results/fx_8xh100/ssd/result_0.txt", "line": 13}]
+    sarif = json.loads(cli("check", str(target), "--format", "sarif", "--select", "REP011").out)
+    jsonschema.Draft4Validator(sarif_schema()).validate(sarif)
+    (result,) = sarif["runs"][0]["results"]
+    location = result["relatedLocations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"].endswith("/Fixture/results/fx_8xh100/ssd/result_0.txt")
+    assert location["region"] == {"startLine": 13}
+
+
+def test_an_archive_gives_the_same_findings(tmp_path, host):
+    folder = IRREPRODUCIBLE / "config-node-count"
+    archive = tmp_path / "submission.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(folder / "Fixture", arcname="Fixture")
+    from_folder = [(f.rule, f.path, f.line, f.message) for f in rep(check(folder, Config(select=("REP",)), host))]
+    from_archive = [(f.rule, f.path, f.line, f.message) for f in rep(check(archive, Config(select=("REP",)), host))]
+    assert from_archive == from_folder and {"REP010", "REP011"} <= {rule for rule, *_ in from_folder}
+
+
+@pytest.fixture
+def package(tmp_path) -> Path:
+    root = tmp_path / "pkg"
+    shutil.copytree(IRREPRODUCIBLE / "consistent", root)
+    return root
+
+
+IMPLEMENTATION = "Fixture/benchmarks/ssd/implementations/pytorch"
+
+
+def test_unreadable_readme_is_a_finding(package, host, monkeypatch):
+    real = sources.open_binary
+
+    def refuse(source):
+        if str(getattr(source, "name", source)).endswith("README.md"):
+            raise PermissionError(13, "Permission denied")
+        return real(source)
+
+    monkeypatch.setattr(sources, "open_binary", refuse)
+    found = rep(check(package, Config(select=("REP005",)), host))
+    assert [(f.path, f.message) for f in found] == [(f"{IMPLEMENTATION}/README.md", "the README is empty or cannot be read")]
+
+
+@pytest.mark.parametrize("name, content", [
+    ("config_fx_8xh100.sh", b"export DGXNNODES='unterminated\nexport DGXNGPU=$((8\nif [[ x ]]; then\n"),
+    ("config_fx_8xh100.sh", b"\x00\x01binary" * 100),
+    ("config_fx_8xh100.sh", b"export LR=" + b"9" * (2 << 20) + b"\n"),
+    ("Dockerfile", b"FROM\nFROM --platform=linux/amd64\nARG\nFROM ${UNCLOSED\n"),
+    ("Dockerfile", "FROM ubuntu:22.04\u2028RUN echo \udcff".encode("utf-8", "surrogateescape")),
+    ("README.md", b"\xff\xfe" + "run".encode("utf-16-le")),
+])
+def test_hostile_implementation_files_never_crash(package, host, name, content):
+    (package / IMPLEMENTATION / name).write_bytes(content)
+    report = check(package, Config(select=("REP",)), host)
+    assert not [f for f in report.findings if f.rule == "CHK001"]
+
+
+def test_a_huge_implementation_is_listed_up_to_the_cap(package, host, monkeypatch):
+    from mlperf_audit import discovery
+
+    monkeypatch.setattr(discovery, "MAX_IMPLEMENTATION_FILES", 50)
+    for index in range(80):
+        (package / IMPLEMENTATION / "vendor" / f"module_{index}.py").parent.mkdir(exist_ok=True)
+        (package / IMPLEMENTATION / "vendor" / f"module_{index}.py").write_text("")
+    tree = discovery.discover(package)
+    (implementation,) = tree.submissions[0].implementations
+    assert implementation.truncated and len(implementation.files) == 50
+    assert [f for f in rep(check(package, Config(), host)) if f.severity.value != "info"] == []
+
+
+def test_jobs_do_not_change_the_findings(fixtures, host):
+    one = check(fixtures / "clean", Config(select=("REP",)), host, jobs=1)
+    two = check(fixtures / "clean", Config(select=("REP",)), host, jobs=2)
+    assert one.findings == two.findings
+    assert len([f for f in one.findings if f.rule == "REP003"]) == 7
