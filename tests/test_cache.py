@@ -153,8 +153,10 @@ def test_cache_command(cli, tmp_path, fixtures):
     cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
     info = cli("cache", "--cache-dir", str(cache))
     assert info.code == 0 and f"{cache}: " in info.out and " 0 parsed" not in info.out
+    assert (cache / "rcp-v1").is_dir()  # the clean package's RCP statistics
     assert cli("cache", "clear", "--cache-dir", str(cache)).code == 0
-    assert " 0 parsed file(s)" in cli("cache", "info", "--cache-dir", str(cache)).out
+    assert " 0 parsed file(s), 0.0 MiB" in cli("cache", "info", "--cache-dir", str(cache)).out
+    assert not (cache / "rcp-v1").exists()
 
 
 def rcp_cases() -> list[tuple[str, str]]:
@@ -211,3 +213,16 @@ def test_scipy_is_not_imported_when_the_references_are_cached(tmp_path, fixtures
     assert "SCIPY True" in runs[0].stderr  # cold: the statistics were computed
     assert "SCIPY False" in runs[1].stderr
     assert runs[0].stdout == runs[1].stdout
+
+
+def test_cache_dir_setting_and_no_cache(tmp_path, fixtures):
+    from mlperf_audit.config import load_config
+
+    (tmp_path / ".mlperf-audit.toml").write_text('cache-dir = "/somewhere/else"\n')
+    target = fixtures / "clean"
+    assert load_config(target=target, cwd=tmp_path).cache_dir == "/somewhere/else"
+    assert load_config(target=target, cwd=tmp_path, cache_dir="/cli/wins").cache_dir == "/cli/wins"
+    assert load_config(target=target, cwd=tmp_path, use_cache=False).cache_dir is None
+    (tmp_path / ".mlperf-audit.toml").write_text("cache-dir = 3\n")
+    with pytest.raises(Exception, match="cache-dir must be a folder name"):
+        load_config(target=target, cwd=tmp_path)

@@ -37,6 +37,8 @@ from .model import Issue, LogEvent
 #: Bumped when the layout of an entry changes (the parser's source is part of the key anyway).
 ENTRY_FORMAT = b"parse-1"
 SUBFOLDER = "parse-v1"
+#: Every folder the cache writes (`mlperf_audit_rules.rcp` keeps the RCP statistics in rcp-v1).
+FOLDERS = (SUBFOLDER, "rcp-v1")
 
 
 def default_directory() -> Path:
@@ -127,13 +129,15 @@ class ParseCache:
             return
 
     def size(self) -> tuple[int, int]:
-        """Entries and bytes held."""
+        """Parsed files held, and the bytes of everything held (RCP statistics included)."""
         count = total = 0
-        for path in (self.directory / SUBFOLDER).rglob("*"):
-            if path.is_file():
-                count += 1
-                total += path.stat().st_size
+        for folder in FOLDERS:
+            for path in (self.directory / folder).rglob("*"):
+                if path.is_file():
+                    count += folder == SUBFOLDER
+                    total += path.stat().st_size
         return count, total
 
     def clear(self) -> None:
-        shutil.rmtree(self.directory / SUBFOLDER, ignore_errors=True)
+        for folder in FOLDERS:
+            shutil.rmtree(self.directory / folder, ignore_errors=True)

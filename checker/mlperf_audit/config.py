@@ -119,7 +119,7 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
     for key in ("waivers", "baseline", "cache-dir"):
         if key in table:
             if not isinstance(table[key], str):
-                raise ConfigError(f"{where}: {key} must be a file name")
+                raise ConfigError(f"{where}: {key} must be a {'folder' if key == 'cache-dir' else 'file'} name")
             changes[key.replace("-", "_")] = table[key]
     if "partial" in table:
         if not isinstance(table["partial"], bool):

@@ -147,8 +147,8 @@ class ImplementationTraced(Rule):
     Why it matters: results carry no pointer to their code; a reviewer must see which folder was
     taken for which result before trusting the comparisons of REP005 to REP011.
 
-    Example: `results/h200_ngc24.04_pytorch/ssd -> benchmarks/ssd/implementations/pytorch (the
-    system folder's name contains its name); launch configuration config_DGXH200.sh`.
+    Example: `results/h200_ngc24.04_pytorch/ssd`: traced to `benchmarks/ssd/implementations/pytorch`
+    (the system folder's name contains its name); launch configuration `config_DGXH200.sh`.
 
     How to fix: if the mapping is wrong, name the launch configuration after the system
     (`config_<system>.sh`).
@@ -166,7 +166,7 @@ class ImplementationTraced(Rule):
                 continue
             config = (f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
                       if trace.config is not None else "no launch configuration for the system")
-            yield self.finding(f"{trace.folder.path} -> {trace.implementation.path} ({trace.reason}); {config}",
+            yield self.finding(f"traced to {trace.implementation.path} ({trace.reason}); {config}",
                                path=trace.folder.path, related=[(trace.implementation.path, None)])
 
 
