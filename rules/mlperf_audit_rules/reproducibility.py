@@ -434,7 +434,9 @@ class ConfigDisagreesWithLogs(Rule):
     What it checks: the configuration traced to a result folder against its first run that logs
     the value: the global batch size (`GLOBAL_BATCH_SIZE`, or the per-accelerator batch times
     nodes, accelerators per node and gradient accumulation, divided by tensor, pipeline and
-    context parallelism) against `global_batch_size`; `LR` (`LEARNING_RATE`, `BASE_LR`) against
+    context parallelism; a per-accelerator variable that itself equals the logged value also agrees,
+    as HugeCTR's `BATCHSIZE` is the global batch) against `global_batch_size`; `LR`
+    (`LEARNING_RATE`, `BASE_LR`) against
     `opt_base_learning_rate`; `GRADIENT_STEPS` against `gradient_accumulation_steps`;
     `WARMUP_STEPS`/`WARMUP_EPOCHS` against the warmup hyperparameters (relative tolerance 1e-6).
 
@@ -458,10 +460,15 @@ class ConfigDisagreesWithLogs(Rule):
         config = trace.config
         comparisons: list[tuple[str, float, Any, str, int]] = []
         batch = config.global_batch()
-        if batch is not None:
-            value, formula, assignment = batch
-            comparisons.append((f"a global batch size of {value:g} ({formula})", value, "global_batch_size",
-                                assignment.path, assignment.line))
+        logged_batch = sources.logged(result.runs, "global_batch_size")
+        if batch is not None and logged_batch is not None:
+            recorded, log_path, log_line = logged_batch
+            number = sources.number(str(recorded)) if isinstance(recorded, (int, float)) else None
+            if number is not None and not batch.agrees(number):
+                yield self.finding(
+                    f"{batch.assignment.path}:{batch.assignment.line} gives a global batch size of {batch.value:g} "
+                    f"({batch.formula}) but {log_path}:{log_line} logs global_batch_size {recorded!r}",
+                    path=batch.assignment.path, line=batch.assignment.line, related=[(log_path, log_line)])
         for names, key in sources.LOGGED:
             found = config.first(names)
             value = sources.number(found[1].value) if found else None

@@ -24,6 +24,7 @@ assignments inside `if`/`case`/`for`/`while` blocks and values computed by comma
 
 from __future__ import annotations
 
+import math
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -200,11 +201,12 @@ class LaunchConfig:
         found = self.first(names)
         return number(found[1].value) if found else None
 
-    def global_batch(self) -> tuple[float, str, Assignment] | None:
+    def global_batch(self) -> BatchSize | None:
         """The global batch size the configuration gives, how it was derived, and where."""
         explicit = self.first(GLOBAL_BATCH)
         if explicit and number(explicit[1].value) is not None:
-            return number(explicit[1].value), f"{explicit[0]}={explicit[1].value}", explicit[1]  # type: ignore[return-value]
+            return BatchSize(number(explicit[1].value), f"{explicit[0]}={explicit[1].value}",  # type: ignore[arg-type]
+                             explicit[1])
         local = self.first(LOCAL_BATCH)
         nodes, accelerators = self.first(NODES), self.first(ACCELERATORS)
         if not (local and nodes and accelerators):
@@ -228,7 +230,21 @@ class LaunchConfig:
         formula = " x ".join(f"{name}={a.value}" for name, a in factors)
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
-        return total, formula, local[1]
+        return BatchSize(total, formula, local[1], values[0])
+
+
+@dataclass(frozen=True)
+class BatchSize:
+    value: float  # per accelerator times the data-parallel size (or as given)
+    formula: str
+    assignment: Assignment
+    #: The per-accelerator variable's own value: some frameworks (HugeCTR's BATCHSIZE) take the
+    #: global batch there, so a value equal to the logged global batch agrees as well.
+    as_written: float | None = None
+
+    def agrees(self, logged: float) -> bool:
+        return any(candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6)
+                   for candidate in (self.value, self.as_written))
 
 
 # --------------------------------------------------------------------------------------------
@@ -413,7 +429,7 @@ def _choose_config(result: Trace, description: SystemDescription | None, logged_
         if fitting:
             configs, reason = fitting, reason + ", and it sets the system's node and accelerator counts"
     if len(configs) > 1 and logged_batch is not None:
-        fitting = [c for c in configs if (c.global_batch() or (None,))[0] == logged_batch]
+        fitting = [c for c in configs if (batch := c.global_batch()) is not None and batch.agrees(logged_batch)]
         if fitting:
             configs, reason = fitting, reason + ", and it gives the logged batch size"
     result.config, result.config_reason = configs[0], reason
