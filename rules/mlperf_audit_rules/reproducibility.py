@@ -311,9 +311,10 @@ class BaseImageUnpinned(_ImplementationRule):
 class SoftwareStackMismatch(Rule):
     """The system description's framework release differs from the container the code builds.
 
-    What it checks: for each result folder traced to an implementation, the release (YY.MM) named
-    in the system description's `framework` (e.g. "PyTorch NVIDIA Release 24.09") against the
-    release in the tag of the implementation's Dockerfile base image (e.g. `pytorch:24.04-py3`).
+    What it checks: for each result folder traced to an implementation, the releases (YY.MM) named
+    in the system description's `framework` (e.g. "PyTorch NVIDIA Release 24.09"; a description
+    shared by several stacks may name several) against the release in the tag of the
+    implementation's Dockerfile base image (e.g. `pytorch:24.04-py3`), which must be one of them.
 
     Why it matters: the description is what readers of the results see; the Dockerfile is what a
     rerun builds. When they disagree, one of them is wrong.
@@ -335,15 +336,15 @@ class SoftwareStackMismatch(Rule):
             if trace.implementation is None or description is None:
                 continue
             framework = description.get("framework")
-            wanted = sources.release(framework) if isinstance(framework, str) else None
-            if wanted is None:
+            wanted = sources.releases(framework) if isinstance(framework, str) else set()
+            if not wanted:
                 continue
             for entry in dockerfiles(trace.implementation):
                 text = sources.read_text(entry)
                 for image in sources.base_images(text or ""):
                     tag = image.image.rsplit(":", 1)[-1] if image.image and ":" in image.image else ""
                     built = sources.release(tag)
-                    if built is not None and built != wanted:
+                    if built is not None and built not in wanted:
                         yield self.finding(
                             f"{trace.folder.path}: the system description says framework {framework!r} "
                             f"({description.path}) but {entry.path} builds from {image.image} (release {built})",

@@ -13,9 +13,10 @@ folder of the same submitter, in this order:
 
 The launch configuration for the system is, among the implementation's `config*.sh` files (at its
 top or in a `configs/` folder): those named after the system, else those whose name starts with the
-system's first word (`config_DGXH100_8x8x48.sh` for `dgxh100_ngc24.04_pytorch`); of several, the one
-whose node and accelerator counts match the system description, then the one whose batch size
-matches the logs, then the first by name.
+system's first word (`config_DGXH100_8x8x48.sh` for `dgxh100_ngc24.04_pytorch`), else those whose
+first word ends with it (`config_DGXH200_1x8x32.sh` for `h200_ngc24.04_pytorch`); of several, the
+one whose node and accelerator counts match the system description, then the one whose batch
+size matches the logs, then the first by name.
 
 Shell configurations are read, not run: top-level `NAME=value` and `export NAME=value` lines (also
 `${NAME:-default}`, which gives the default), following `source` of files inside the implementation;
@@ -326,10 +327,18 @@ def unpinned(image: str) -> str | None:
     return None
 
 
+_RELEASE = re.compile(r"(?<![\d.])(\d{2})\.(\d{2})(?![\d])")
+
+
 def release(text: str) -> str | None:
     """A YY.MM container release (NVIDIA NGC and similar), e.g. 24.09 in 'pytorch:24.09-py3'."""
-    match = re.search(r"(?<![\d.])(\d{2})\.(\d{2})(?![\d])", text)
+    match = _RELEASE.search(text)
     return f"{match.group(1)}.{match.group(2)}" if match else None
+
+
+def releases(text: str) -> set[str]:
+    """Every YY.MM release a text names ("NVIDIA Release 24.09 MxNet, pytorch and 23.09 pytorch")."""
+    return {f"{match.group(1)}.{match.group(2)}" for match in _RELEASE.finditer(text)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -416,9 +425,13 @@ def _choose_config(result: Trace, description: SystemDescription | None, logged_
     result.configs_seen = len(files)
     named = [f for f in files if _names_system(f, system)]
     reason = "named after the system"
-    if not named and len(first_word(system)) >= 2:
-        named = [f for f in files if first_word(_config_stem(f)) == first_word(system)]
-        reason = f"its name starts with the system's first word {first_word(system)!r}"
+    word = first_word(system)
+    if not named and len(word) >= 2:
+        named = [f for f in files if first_word(_config_stem(f)) == word]
+        reason = f"its name starts with the system's first word {word!r}"
+    if not named and len(word) >= 2:  # NVIDIA's config_DGXH200_* for the system h200_ngc24.04_pytorch
+        named = [f for f in files if first_word(_config_stem(f)).endswith(word)]
+        reason = f"its first word ends with the system's first word {word!r}"
     if not named:
         return
     configs = [LaunchConfig(f, parse_shell(result.implementation, f)) for f in named]
