@@ -140,3 +140,8 @@ def test_jobs_do_not_change_the_findings(fixtures, host):
     two = check(fixtures / "clean", Config(select=("REP",)), host, jobs=2)
     assert one.findings == two.findings
     assert len([f for f in one.findings if f.rule == "REP003"]) == 7
+
+
+def test_implementation_findings_point_at_the_results_they_serve(host):
+    (finding,) = rep(check(IRREPRODUCIBLE / "no-readme", Config(select=("REP005",)), host))
+    assert finding.path == IMPLEMENTATION and finding.related == (("Fixture/results/fx_8xh100/ssd", None),)

@@ -13,6 +13,7 @@ benchmark folder) is not traced: its `benchmarks/` is outside what was asked to 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -58,16 +59,19 @@ def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | Non
 
 
 class _ImplementationRule(Rule):
-    """Checks each implementation once, for the first result folder traced to it."""
+    """Checks each implementation once; its findings point at the result folders traced to it too."""
 
     scope = "submission"
 
     def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        seen: set[str] = set()
+        users: dict[str, list[Trace]] = {}
         for trace in _traces(submission, context):
-            if trace.implementation is not None and trace.implementation.path not in seen:
-                seen.add(trace.implementation.path)
-                yield from self.check_implementation(trace.implementation, trace, submission)
+            if trace.implementation is not None:
+                users.setdefault(trace.implementation.path, []).append(trace)
+        for traces in users.values():
+            results = [(trace.folder.path, None) for trace in traces]
+            for finding in self.check_implementation(traces[0].implementation, traces[0], submission):  # type: ignore[arg-type]
+                yield dataclasses.replace(finding, related=finding.related + tuple(results))
 
     def check_implementation(self, implementation: Implementation, trace: Trace,
                              submission: Submission) -> Iterable[Finding]:
