@@ -63,6 +63,23 @@ def _code_fingerprint() -> bytes:
     return digest.digest()
 
 
+def write_entry(entry: Path, blob: bytes) -> None:
+    """Writes a cache entry whole, then renames it into place, so that a reader in another
+    process never sees half of one; a cache that cannot be written is left as it is."""
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(blob)
+            os.replace(temporary, entry)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError:  # read-only, full or gone: the next run computes it again
+        return
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A file's parse without its display path: what an entry stores."""
@@ -113,20 +130,7 @@ class ParseCache:
             ))
         except (ValueError, TypeError):  # a value marshal cannot hold (nested too deeply): not cached
             return
-        entry = self._entry(key)
-        try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            # Written whole, then renamed: a reader in another process never sees half an entry.
-            handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-            try:
-                with os.fdopen(handle, "wb") as stream:
-                    stream.write(blob)
-                os.replace(temporary, entry)
-            except BaseException:
-                os.unlink(temporary)
-                raise
-        except OSError:  # read-only, full or gone: the next run parses again
-            return
+        write_entry(self._entry(key), blob)
 
     def size(self) -> tuple[int, int]:
         """Parsed files held, and the bytes of everything held (RCP statistics included)."""

@@ -17,10 +17,8 @@ import hashlib
 import importlib
 import logging
 import math
-import os
 import pickle
 import sys
-import tempfile
 import types
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -31,6 +29,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit.cache import write_entry
 from mlperf_audit.engine import CheckContext
 
 NOT_CONVERGED = 1e9
@@ -143,7 +142,7 @@ def reference(version: str, benchmark: str, cache_dir: str | None = None) -> Any
     finally:
         logging.disable(previous)
     if entry is not None:
-        _store(entry, pickle.dumps(checker.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
+        write_entry(entry, pickle.dumps(checker.__dict__, protocol=pickle.HIGHEST_PROTOCOL))
     return checker
 
 
@@ -175,7 +174,7 @@ def interpolate(checker: Any, batch_size: Any, low: dict[str, Any], high: dict[s
         return record
     _, record = checker._create_interp_rcp(batch_size, low, high)
     if entry is not None:
-        _store(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
+        write_entry(entry, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL))
     return record
 
 
@@ -187,17 +186,6 @@ def _load(entry: Path | None) -> Any:
             return pickle.loads(stream.read())
     except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError, pickle.UnpicklingError):
         return None  # absent or unreadable: computed again
-
-
-def _store(entry: Path, blob: bytes) -> None:
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(blob)
-        os.replace(temporary, entry)
-    except OSError:
-        pass  # best-effort, as the cache of parsed files
 
 
 @dataclass
