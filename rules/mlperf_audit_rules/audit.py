@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -294,8 +295,9 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
                          ruleset=args.ruleset, fail_on=args.fail_on, cache_dir=args.cache_dir,
                          use_cache=not args.no_cache)
-    report = check(target, config, host)
-    scores = score(target, config, host)
+    jobs = max(1, args.jobs)
+    report = check(target, config, host, jobs=jobs)
+    scores = score(target, config, host, jobs=jobs)
     codes: dict[tuple[Any, Any, Any], set[str]] = {}
     for finding in report.findings:
         if finding.severity.value != "info" and finding.rule[:3] in ("AUD", "FOR", "RCP", "PKG", "HYP"):
@@ -303,7 +305,7 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
     peers = peer_rows(scores, codes)
     versus = baseline_rows(scores, score(Path(args.baseline), load_config(
         target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset, cache_dir=args.cache_dir,
-        use_cache=not args.no_cache), host)) if args.baseline else []
+        use_cache=not args.no_cache), host, jobs=jobs)) if args.baseline else []
     exceeded = [CrossResultSpeedup().finding(
         f"{row['benchmark']}: {row['new']} is {row['speedup_per_accelerator']:.2f}x faster per accelerator than the "
         f"baseline {row['baseline']}, above what the hardware supports ({row['basis']})")
@@ -372,4 +374,6 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--trust-tree-config", action="store_true")
     parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
     parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="check and score benchmark folders in N processes (default: the number of cores)")
     parser.set_defaults(handler=run_audit)

@@ -15,6 +15,7 @@ import argparse
 import html
 import json
 import math
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -307,8 +308,9 @@ def run_report(args: argparse.Namespace, host: PluginHost) -> int:
         pass
     else:
         raise TargetError(f"{args.output}: will not write inside the checked PATH")
-    report = check(target, config, host)
-    scores = score(target, config, host)
+    jobs = max(1, args.jobs)
+    report = check(target, config, host, jobs=jobs)
+    scores = score(target, config, host, jobs=jobs)
     output.write_text(render(report, scores, folder_plots(target, host, config, scores)), encoding="utf-8")
     print(f"wrote {output} ({len(report.findings)} findings, {len(scores)} scores)")
     return report.exit_code
@@ -324,4 +326,6 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--trust-tree-config", action="store_true")
     parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
     parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="check and score benchmark folders in N processes (default: the number of cores)")
     parser.set_defaults(handler=run_report)
