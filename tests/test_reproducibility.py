@@ -145,3 +145,28 @@ def test_jobs_do_not_change_the_findings(fixtures, host):
 def test_implementation_findings_point_at_the_results_they_serve(host):
     (finding,) = rep(check(IRREPRODUCIBLE / "no-readme", Config(select=("REP005",)), host))
     assert finding.path == IMPLEMENTATION and finding.related == (("Fixture/results/fx_8xh100/ssd", None),)
+
+
+@pytest.mark.parametrize("shape", ["benchmarks-is-a-file", "implementations-is-a-file", "linked-implementation",
+                                   "link-loop"])
+def test_odd_benchmarks_folders_never_crash(package, host, shape):
+    code = package / "Fixture" / "benchmarks"
+    if shape == "benchmarks-is-a-file":
+        shutil.rmtree(code)
+        code.write_text("not a folder\n")
+    elif shape == "implementations-is-a-file":
+        shutil.rmtree(code / "ssd" / "implementations")
+        (code / "ssd" / "implementations").write_text("not a folder\n")
+    elif shape == "linked-implementation":
+        moved = package / "elsewhere"
+        shutil.move(code / "ssd" / "implementations" / "pytorch", moved)
+        (code / "ssd" / "implementations" / "pytorch").symlink_to(moved, target_is_directory=True)
+    else:
+        (code / "ssd" / "implementations" / "pytorch" / "loop").symlink_to("..", target_is_directory=True)
+    report = check(package, Config(), host)
+    assert not [f for f in report.findings if f.rule == "CHK001"]
+    codes = {f.rule for f in report.findings}
+    if shape != "link-loop":
+        assert "REP002" in codes or "REP001" in codes  # the code is not where it must be
+    else:
+        assert "PKG004" in codes and "REP002" not in codes
