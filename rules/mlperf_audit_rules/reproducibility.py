@@ -632,7 +632,7 @@ class SpreadTooSmall(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         version = context.ruleset.split("-", 1)[1]
-        spread, names = run_spread(result, version)
+        spread, names = context.memo(result, "rep-spread", lambda: run_spread(result, version))
         if spread.runs < MIN_RUNS:
             return
         if spread.minutes_cv is not None and spread.minutes_cv < SAME_TIME_CV:
@@ -687,7 +687,7 @@ class SpreadTooLarge(Rule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        spread, _ = run_spread(result, context.ruleset.split("-", 1)[1])
+        spread, _ = context.memo(result, "rep-spread", lambda: run_spread(result, context.ruleset.split("-", 1)[1]))
         if spread.runs < MIN_RUNS:
             return
         if (spread.minutes_cv or 0) > LARGE_CV or (spread.units_cv or 0) > LARGE_CV:

@@ -24,7 +24,7 @@ from mlperf_audit import BenchmarkResult, Run, Severity, hookimpl, rulesets
 from mlperf_audit.engine import CheckContext
 from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
 from mlperf_audit_rules import compliance
-from mlperf_audit_rules.rcp import Verdict, evaluate, run_convergence, verdict_for
+from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
@@ -134,9 +134,11 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
         return {}
 
 
-def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[str, Any, Any]:
+def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str,
+                 verdict: Verdict) -> tuple[str, Any, Any]:
     """The summarizer's RCP, GBS and samples_to_converge columns (its own RCP run has no bypass)."""
-    unbypassed: Verdict = evaluate(result, version, bypass=False, cache_dir=context.config.cache_dir)
+    unbypassed: Verdict = verdict if not verdict.bypassed and not bypass_in_force(result) else evaluate(
+        result, version, bypass=False, cache_dir=context.config.cache_dir)
     status = "Pass" if unbypassed.passed else RCP_STATUS.get(
         unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")
     if unbypassed.message in ("Could not detect global_batch_size", "Insufficient convergence"):
@@ -165,7 +167,7 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     score = mean * scaling if mean is not None else None
     rcp_status, gbs, samples = ("", None, None)
     if verdict is not None:
-        rcp_status, gbs, samples = _rcp_columns(result, context, version)
+        rcp_status, gbs, samples = _rcp_columns(result, context, version, verdict)
     failed = [r for r in runs if not r.counted]
     required = round_.required_runs(result.benchmark)
     if mean is None and len(failed) > drop:
