@@ -130,6 +130,7 @@ def test_rules_never_crash_on_mutated_logs(benchmark, first, second):
         source = CLEAN / "results" / system / benchmark
         target = root / "results" / system / benchmark
         shutil.copytree(source, target)
+        shutil.copytree(CLEAN / "benchmarks" / benchmark, root / "benchmarks" / benchmark)  # REP rules too
         clean = _records(source / "result_0.txt")
         (target / "result_0.txt").write_text(_mutated(clean, first))
         (target / "result_1.txt").write_text(_mutated(clean, second))

@@ -170,3 +170,33 @@ def test_odd_benchmarks_folders_never_crash(package, host, shape):
         assert "REP002" in codes or "REP001" in codes  # the code is not where it must be
     else:
         assert "PKG004" in codes and "REP002" not in codes
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+SHELLISH = st.lists(st.sampled_from([
+    "export A=1", "B=${B:-2}", "if [[ x ]]; then", "fi", "source config_common.sh", "export C=$(( 1 + 2 ))",
+    "case $x in", "esac", "for i in 1 2; do", "done", "function f {", "}", "export D='unterminated",
+    "export E=\"a b\"", "F=$G", "# comment", "export DGXNNODES=\\", "  indented=1", "ARG X=1", "FROM ${X}",
+    "FROM a AS b", "FROM b", "FROM --platform=x", "FROM", "RUN \\",
+]) | st.text(max_size=30), max_size=30)
+
+
+@settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHELLISH)
+def test_configurations_and_dockerfiles_of_any_shape_never_raise(tmp_path_factory, lines):
+    folder = tmp_path_factory.mktemp("impl")
+    text = "\n".join(lines)
+    (folder / "config_x.sh").write_text(text, encoding="utf-8", errors="replace")
+    (folder / "config_common.sh").write_text(text, encoding="utf-8", errors="replace")
+    from mlperf_audit.model import FileEntry, Implementation
+
+    entries = tuple(FileEntry(f"impl/{p.name}", p, p.stat().st_size) for p in sorted(folder.iterdir()))
+    implementation = Implementation("ssd", "impl", "impl", entries)
+    variables = sources.parse_shell(implementation, entries[1])
+    assert all(isinstance(a.value, str) and a.line >= 1 for a in variables.values())
+    sources.LaunchConfig(entries[1], variables).global_batch()
+    for image in sources.base_images(text):
+        assert image.line >= 1
+        if image.image is not None:
+            sources.unpinned(image.image)
