@@ -107,8 +107,23 @@ def test_action_rejects_bad_inputs(pull_request):
 def test_action_yml_passes_inputs_through_env():
     action = yaml.safe_load((REPO / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
-    for step in action["runs"]["steps"]:
-        assert "${{" not in step["run"]  # no input is interpolated into a script
-    run = action["runs"]["steps"][-1]
-    assert set(run["env"]) == {"INPUT_PATH", "INPUT_RULESET", "INPUT_FAIL_ON", "INPUT_CHANGED_ONLY", "INPUT_SARIF_FILE"}
-    assert '"$GITHUB_ACTION_PATH"' in action["runs"]["steps"][0]["run"]
+    steps = action["runs"]["steps"]
+    for step in steps:
+        assert "${{" not in step.get("run", "")  # no input is interpolated into a script
+    (run,) = [step for step in steps if step.get("id") == "run"]
+    assert set(run["env"]) == {"INPUT_PATH", "INPUT_RULESET", "INPUT_FAIL_ON", "INPUT_CHANGED_ONLY", "INPUT_SARIF_FILE",
+                               "MLPERF_AUDIT_CACHE_DIR"}
+    assert '"$GITHUB_ACTION_PATH"' in steps[0]["run"]
+
+
+def test_action_yml_keeps_the_cache_outside_the_workspace():
+    """Restored before the check, pruned and saved after it (even when it failed), under runner.temp."""
+    steps = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
+    names = [step.get("uses", step.get("id", step.get("run", ""))).split("@")[0] for step in steps]
+    assert names == ["python3 -m pip install --quiet \"$GITHUB_ACTION_PATH\"", "actions/cache/restore", "run",
+                     "python3 -m mlperf_audit cache prune --days 30", "actions/cache/save"]
+    restore, save = steps[1], steps[4]
+    assert restore["with"]["path"] == save["with"]["path"] == "${{ runner.temp }}/mlperf-audit-cache"
+    assert restore["with"]["key"] == save["with"]["key"] and "github.run_id" in save["with"]["key"]
+    assert save["if"].startswith("always()") and steps[3]["if"].startswith("always()")
+    assert "runner.temp" in steps[2]["env"]["MLPERF_AUDIT_CACHE_DIR"]

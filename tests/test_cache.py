@@ -140,10 +140,10 @@ def test_check_and_score_fill_and_reuse_the_cache(cli, tmp_path, fixtures):
     check = cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
     entries = sorted(p for p in (cache / "parse-v1").rglob("*") if p.is_file())
     assert len(entries) == len(list((fixtures / "clean").rglob("result_*.txt")))
-    stamps = [p.stat().st_mtime_ns for p in entries]
+    inodes = [p.stat().st_ino for p in entries]
     warm = cli("score", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
     assert warm.out == plain.out
-    assert [p.stat().st_mtime_ns for p in entries] == stamps  # read, not rewritten
+    assert [p.stat().st_ino for p in entries] == inodes  # read, not rewritten (a write renames a new file)
     again = cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
     assert again.out == check.out
 
@@ -226,3 +226,23 @@ def test_cache_dir_setting_and_no_cache(tmp_path, fixtures):
     (tmp_path / ".mlperf-audit.toml").write_text("cache-dir = 3\n")
     with pytest.raises(Exception, match="cache-dir must be a folder name"):
         load_config(target=target, cwd=tmp_path)
+
+
+def test_prune_removes_what_no_check_used(cli, tmp_path, fixtures):
+    import os
+    import time
+
+    cache = tmp_path / "cache"
+    cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
+    entries = [p for p in cache.rglob("*") if p.is_file()]
+    old = time.time() - 40 * 86400
+    for path in entries:
+        os.utime(path, (old, old))
+    cli("score", str(fixtures / "broken" / "too-few-runs"), "--cache-dir", str(cache))  # new entries
+    cli("score", str(fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "ssd"), "--cache-dir", str(cache))
+    used = [p for p in entries if p.stat().st_mtime > old + 86400]
+    assert used  # reading an entry marks it as used (the 5 ssd logs and the ssd RCP statistics)
+    result = cli("cache", "prune", "--days", "30", "--cache-dir", str(cache))
+    assert result.code == 0 and f"removed {len(entries) - len(used)} entries unused for 30 days" in result.out
+    assert all(p.exists() for p in used) and not any(p.exists() for p in entries if p not in used)
+    assert cli("cache", "prune", "--days", "-1", "--cache-dir", str(cache)).code == 2

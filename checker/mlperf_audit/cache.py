@@ -15,8 +15,9 @@ construction rather than by care:
   `mlperf_audit.config`).
 
 Where: ``--cache-dir``, the ``cache-dir`` setting, ``$MLPERF_AUDIT_CACHE_DIR``, else
-``$XDG_CACHE_HOME/mlperf-audit`` or ``~/.cache/mlperf-audit``; ``--no-cache`` turns it off and
-``mlperf-audit cache clear`` empties it.
+``$XDG_CACHE_HOME/mlperf-audit`` or ``~/.cache/mlperf-audit``; ``--no-cache`` turns it off,
+``mlperf-audit cache prune --days N`` removes what no check used for N days (every read marks an
+entry as used) and ``mlperf-audit cache clear`` empties it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -80,6 +82,14 @@ def write_entry(entry: Path, blob: bytes) -> None:
         return
 
 
+def touch(entry: Path) -> None:
+    """Marks an entry as used now (`prune` removes what was not used for a while)."""
+    try:
+        os.utime(entry)
+    except OSError:
+        pass
+
+
 @dataclass(frozen=True)
 class Parsed:
     """A file's parse without its display path: what an entry stores."""
@@ -106,8 +116,9 @@ class ParseCache:
         return self.directory / SUBFOLDER / key[:2] / key
 
     def load(self, key: str, display_path: str) -> Parsed | None:
+        entry = self._entry(key)
         try:
-            with open(self._entry(key), "rb") as stream:
+            with open(entry, "rb") as stream:
                 events, issues, line_count = marshal.loads(stream.read())
             rebuilt = Parsed(
                 tuple([LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
@@ -119,6 +130,7 @@ class ParseCache:
             self.misses += 1
             return None
         self.hits += 1
+        touch(entry)
         return rebuilt
 
     def store(self, key: str, parsed: Parsed) -> None:
@@ -141,6 +153,21 @@ class ParseCache:
                     count += folder == SUBFOLDER
                     total += path.stat().st_size
         return count, total
+
+    def prune(self, days: float) -> tuple[int, int]:
+        """Removes what no check used in the last `days` days; returns the files and bytes removed."""
+        limit = time.time() - days * 86400
+        count = freed = 0
+        for folder in FOLDERS:
+            for path in (self.directory / folder).rglob("*"):
+                try:
+                    info = path.stat()
+                    if path.is_file() and info.st_mtime < limit:
+                        path.unlink()
+                        count, freed = count + 1, freed + info.st_size
+                except OSError:
+                    continue
+        return count, freed
 
     def clear(self) -> None:
         for folder in FOLDERS:

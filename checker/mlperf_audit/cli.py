@@ -113,8 +113,10 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     commands.add_parser("formats", help="list the output formats")
 
     cache_cmd = commands.add_parser("cache", help="show or clear the cache of parsed files")
-    cache_cmd.add_argument("action", nargs="?", choices=("info", "clear"), default="info",
-                           help="info (default): where the cache is and what it holds; clear: empty it")
+    cache_cmd.add_argument("action", nargs="?", choices=("info", "prune", "clear"), default="info",
+                           help="info (default): where the cache is and what it holds; prune: remove what no "
+                           "check used for --days days; clear: empty it")
+    cache_cmd.add_argument("--days", type=float, default=30.0, metavar="N", help="for prune (default: 30)")
     cache_cmd.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see `check --help`)")
     if host is not None:
         host.hook.mlperf_audit_add_commands(commands=commands)
@@ -304,6 +306,13 @@ def _cmd_cache(args: argparse.Namespace, host: PluginHost) -> int:
     if args.action == "clear":
         cache.clear()
         _write(f"cleared {cache.directory}\n", None)
+        return EXIT_OK
+    if args.action == "prune":
+        if args.days < 0:
+            raise UsageError("--days must be 0 or more")
+        count, freed = cache.prune(args.days)
+        _write(f"{cache.directory}: removed {count} entries unused for {args.days:g} days "
+               f"({freed / 2**20:.1f} MiB)\n", None)
         return EXIT_OK
     count, size = cache.size()
     _write(f"{cache.directory}: {count} parsed file(s), {size / 2**20:.1f} MiB\n", None)

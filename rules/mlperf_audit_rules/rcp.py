@@ -29,7 +29,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
-from mlperf_audit.cache import write_entry
+from mlperf_audit.cache import touch, write_entry
 from mlperf_audit.engine import CheckContext
 
 NOT_CONVERGED = 1e9
@@ -183,9 +183,11 @@ def _load(entry: Path | None) -> Any:
         return None
     try:
         with open(entry, "rb") as stream:
-            return pickle.loads(stream.read())
+            loaded = pickle.loads(stream.read())
     except (OSError, EOFError, ValueError, TypeError, AttributeError, IndexError, pickle.UnpicklingError):
         return None  # absent or unreadable: computed again
+    touch(entry)
+    return loaded
 
 
 @dataclass
