@@ -23,39 +23,38 @@ from typing import Any, Iterable
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Severity, Submission, hookimpl
 from mlperf_audit.engine import CheckContext
-from mlperf_audit.model import Implementation, SystemDescription
+from mlperf_audit.model import Implementation
 from mlperf_audit.scores import Spread
 
 from . import compliance, rcp, scoring, sources
 from .sources import Trace
 
 
-def _description(submission: Submission, system: str | None) -> SystemDescription | None:
-    return submission.system(system) if system else None
-
-
-def _where(description: SystemDescription | None, field: str) -> tuple[str, int | None] | None:
-    if description is None:
-        return None
-    return description.path, description.field_lines.get(field)
-
-
-def _traces(submission: Submission, context: CheckContext) -> list[Trace]:
-    """Each result folder of a submitter whose `benchmarks/` was read, traced to its code."""
-    if not submission.source_dirs:
-        return []
-    return context.memo(submission, "rep-traces", lambda: [
-        sources.trace(folder, submission, _description(submission, folder.system)) for folder in submission.benchmarks])
-
-
 def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | None:
+    """The result folder traced to its code and launch configuration (once, shared by the REP rules)."""
     submission = sources.submission_of(result.folder, context)
     if submission is None or not submission.source_dirs:
         return None
-    batch = sources.logged(result.runs, "global_batch_size")
-    logged_batch = sources.number(str(batch[0])) if batch is not None else None
-    return context.memo(result, "rep-trace", lambda: sources.trace(
-        result.folder, submission, _description(submission, result.system), logged_batch))
+
+    def traced() -> Trace:
+        batch = sources.logged(result.runs, "global_batch_size")
+        return sources.trace(result.folder, submission, batch.number if batch else None)
+
+    return context.memo(result, "rep-trace", traced)
+
+
+class _TracedRule(Rule):
+    """Checks one result folder traced to its code (nothing when the submitter's benchmarks/ was not read)."""
+
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        trace = _trace_result(result, context)
+        if trace is not None:
+            yield from self.check_trace(trace, result)
+
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        raise NotImplementedError
 
 
 class _ImplementationRule(Rule):
@@ -64,17 +63,19 @@ class _ImplementationRule(Rule):
     scope = "submission"
 
     def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
+        if not submission.source_dirs:
+            return
         users: dict[str, list[Trace]] = {}
-        for trace in _traces(submission, context):
+        for folder in submission.benchmarks:
+            trace = sources.trace(folder, submission, configs=False)  # which code, not how it was launched
             if trace.implementation is not None:
                 users.setdefault(trace.implementation.path, []).append(trace)
         for traces in users.values():
             results = [(trace.folder.path, None) for trace in traces]
-            for finding in self.check_implementation(traces[0].implementation, traces[0], submission):  # type: ignore[arg-type]
+            for finding in self.check_implementation(traces[0].implementation):  # type: ignore[arg-type]
                 yield dataclasses.replace(finding, related=finding.related + tuple(results))
 
-    def check_implementation(self, implementation: Implementation, trace: Trace,
-                             submission: Submission) -> Iterable[Finding]:
+    def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         raise NotImplementedError
 
 
@@ -108,7 +109,7 @@ class NoBenchmarksFolder(Rule):
                 "checked", path=f"{prefix}benchmarks" if prefix else "benchmarks")
 
 
-class ImplementationMissing(Rule):
+class ImplementationMissing(_TracedRule):
     """A result folder has no implementation to trace it to.
 
     What it checks: for every `results/<system>/<benchmark>/`, a folder
@@ -127,20 +128,18 @@ class ImplementationMissing(Rule):
     name = "implementation-missing"
     summary = "A result folder has no benchmarks/<benchmark>/implementations/<name>/ folder."
     severity = Severity.ERROR
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        if trace.implementation is not None:
+            return
+        submission, benchmark = trace.submission, trace.folder.benchmark
         prefix = "" if submission.path == "." else submission.path + "/"
-        for trace in _traces(submission, context):
-            if trace.implementation is not None:
-                continue
-            benchmark = trace.folder.benchmark
-            where = (f"{prefix}benchmarks/{benchmark}/implementations/ is missing or empty"
-                     if benchmark in (submission.source_dirs or ()) else f"there is no {prefix}benchmarks/{benchmark}/")
-            yield self.finding(f"no implementation for {trace.folder.path}: {where}", path=trace.folder.path)
+        where = (f"{prefix}benchmarks/{benchmark}/implementations/ is missing or empty"
+                 if benchmark in (submission.source_dirs or ()) else f"there is no {prefix}benchmarks/{benchmark}/")
+        yield self.finding(f"no implementation for {trace.folder.path}: {where}", path=trace.folder.path)
 
 
-class ImplementationTraced(Rule):
+class ImplementationTraced(_TracedRule):
     """Which implementation (and launch configuration) a result folder was traced to, and why.
 
     What it checks: nothing; it reports the mapping that the other REP rules rely on (`--ignore
@@ -162,19 +161,17 @@ class ImplementationTraced(Rule):
     name = "implementation-traced"
     summary = "The implementation and launch configuration a result folder was traced to."
     severity = Severity.INFO
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        for trace in _traces(submission, context):
-            if trace.implementation is None:
-                continue
-            config = (f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
-                      if trace.config is not None else "no launch configuration for the system")
-            yield self.finding(f"traced to {trace.implementation.path} ({trace.reason}); {config}",
-                               path=trace.folder.path, related=[(trace.implementation.path, None)])
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        if trace.implementation is None:
+            return
+        config = (f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
+                  if trace.config is not None else "no launch configuration for the system")
+        yield self.finding(f"traced to {trace.implementation.path} ({trace.reason}); {config}",
+                           path=trace.folder.path, related=[(trace.implementation.path, None)])
 
 
-class ImplementationAmbiguous(Rule):
+class ImplementationAmbiguous(_TracedRule):
     """Several implementations of a benchmark fit a result folder equally well.
 
     What it checks: that the tracing rules single out one implementation (see REP003).
@@ -193,16 +190,14 @@ class ImplementationAmbiguous(Rule):
     name = "implementation-ambiguous"
     summary = "Several implementations fit a result folder equally well."
     severity = Severity.WARNING
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        for trace in _traces(submission, context):
-            if trace.implementation is not None and trace.tied:
-                others = ", ".join(i.name for i in trace.tied)
-                yield self.finding(
-                    f"{trace.folder.path} fits {trace.implementation.name} and {others} equally well; "
-                    f"{trace.implementation.name} (first by name) was checked",
-                    path=trace.folder.path, related=[(i.path, None) for i in [trace.implementation, *trace.tied]])
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        if trace.implementation is not None and trace.tied:
+            others = ", ".join(i.name for i in trace.tied)
+            yield self.finding(
+                f"{trace.folder.path} fits {trace.implementation.name} and {others} equally well; "
+                f"{trace.implementation.name} (first by name) was checked",
+                path=trace.folder.path, related=[(i.path, None) for i in [trace.implementation, *trace.tied]])
 
 
 _RUN_WORDS = re.compile(r"\b(run|runs|running|launch|sbatch|srun|docker|podman|enroot|bash|python|torchrun|"
@@ -229,8 +224,7 @@ class ReadmeMissing(_ImplementationRule):
     summary = "An implementation has no README that tells how to run it."
     severity = Severity.WARNING
 
-    def check_implementation(self, implementation: Implementation, trace: Trace,
-                             submission: Submission) -> Iterable[Finding]:
+    def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         readmes = [f for f in implementation.files
                    if "/" not in implementation.relative(f) and sources.README_NAMES.match(implementation.relative(f))]
         if not readmes:
@@ -262,8 +256,7 @@ class EnvironmentMissing(_ImplementationRule):
     summary = "An implementation has no Dockerfile or equivalent to build its environment."
     severity = Severity.WARNING
 
-    def check_implementation(self, implementation: Implementation, trace: Trace,
-                             submission: Submission) -> Iterable[Finding]:
+    def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         names = [f.path.rsplit("/", 1)[-1] for f in implementation.files]
         if not any(sources.DOCKERFILE_NAMES.match(n) or sources.ENVIRONMENT_NAMES.match(n) for n in names):
             yield self.finding(f"{implementation.path} has no Dockerfile, Containerfile, requirements file or "
@@ -294,8 +287,7 @@ class BaseImageUnpinned(_ImplementationRule):
     summary = "A Dockerfile's base image is `latest`, untagged, or left to a build argument."
     severity = Severity.WARNING
 
-    def check_implementation(self, implementation: Implementation, trace: Trace,
-                             submission: Submission) -> Iterable[Finding]:
+    def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         for entry in dockerfiles(implementation):
             text = sources.read_text(entry)
             if text is None:
@@ -312,7 +304,7 @@ class BaseImageUnpinned(_ImplementationRule):
                                        path=entry.path, line=image.line)
 
 
-class SoftwareStackMismatch(Rule):
+class SoftwareStackMismatch(_TracedRule):
     """The system description's framework release differs from the container the code builds.
 
     What it checks: for each result folder traced to an implementation, the releases (YY.MM) named
@@ -332,30 +324,28 @@ class SoftwareStackMismatch(Rule):
     name = "software-stack-mismatch"
     summary = "The description's framework release differs from the Dockerfile's base image."
     severity = Severity.WARNING
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        for trace in _traces(submission, context):
-            description = _description(submission, trace.folder.system)
-            if trace.implementation is None or description is None:
-                continue
-            framework = description.get("framework")
-            wanted = sources.releases(framework) if isinstance(framework, str) else set()
-            if not wanted:
-                continue
-            for entry in dockerfiles(trace.implementation):
-                text = sources.read_text(entry)
-                for image in sources.base_images(text or ""):
-                    tag = image.image.rsplit(":", 1)[-1] if image.image and ":" in image.image else ""
-                    built = sources.release(tag)
-                    if built is not None and built not in wanted:
-                        yield self.finding(
-                            f"{trace.folder.path}: the system description says framework {framework!r} "
-                            f"({description.path}) but {entry.path} builds from {image.image} (release {built})",
-                            path=entry.path, line=image.line, related=[_where(description, "framework")])  # type: ignore[list-item]
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        description = trace.description
+        if trace.implementation is None or description is None:
+            return
+        framework = description.get("framework")
+        wanted = sources.releases(framework) if isinstance(framework, str) else set()
+        if not wanted:
+            return
+        for entry in dockerfiles(trace.implementation):
+            for image in sources.base_images(sources.read_text(entry) or ""):
+                tag = image.image.rsplit(":", 1)[-1] if image.image and ":" in image.image else ""
+                built = sources.release(tag)
+                if built is not None and built not in wanted:
+                    yield self.finding(
+                        f"{trace.folder.path}: the system description says framework {framework!r} "
+                        f"({description.path}) but {entry.path} builds from {image.image} (release {built})",
+                        path=entry.path, line=image.line,
+                        related=[(description.path, description.field_lines.get("framework"))])
 
 
-class LaunchConfigMissing(Rule):
+class LaunchConfigMissing(_TracedRule):
     """No launch configuration for the system was found in its implementation.
 
     What it checks: that the traced implementation holds a `config*.sh` (at its top or in
@@ -376,21 +366,15 @@ class LaunchConfigMissing(Rule):
     name = "launch-config-missing"
     summary = "The implementation holds no launch configuration for the system."
     severity = Severity.INFO
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        for trace in _traces(submission, context):
-            if trace.implementation is not None and trace.config is None:
-                yield self.finding(
-                    f"{trace.implementation.path} holds {trace.configs_seen} config*.sh file(s), none for system "
-                    f"{trace.folder.system}", path=trace.folder.path, related=[(trace.implementation.path, None)])
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        if trace.implementation is not None and trace.config is None:
+            yield self.finding(
+                f"{trace.implementation.path} holds {trace.configs_seen} config*.sh file(s), none for system "
+                f"{trace.folder.system}", path=trace.folder.path, related=[(trace.implementation.path, None)])
 
 
-def _int_field(description: SystemDescription, name: str) -> float | None:
-    return sources.number(str(description.get(name))) if description.get(name) is not None else None
-
-
-class ConfigDisagreesWithSystem(Rule):
+class ConfigDisagreesWithSystem(_TracedRule):
     """A launch configuration's node or accelerator count differs from the system description.
 
     What it checks: the configuration traced to a result folder (REP003): its node count
@@ -409,31 +393,27 @@ class ConfigDisagreesWithSystem(Rule):
     name = "config-disagrees-with-system"
     summary = "A launch configuration's node or accelerator count differs from the system description."
     severity = Severity.ERROR
-    scope = "submission"
 
-    def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
-        for trace in _traces(submission, context):
-            description = _description(submission, trace.folder.system)
-            if trace.config is None or description is None or description.data is None:
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        description = trace.description
+        if trace.config is None or description is None:
+            return
+        for names, field_name in ((sources.NODES, "number_of_nodes"), (sources.ACCELERATORS, "accelerators_per_node")):
+            found = trace.config.first(names)
+            described = sources.described_count(description, field_name)
+            if found is None or described is None:
                 continue
-            for names, field_name in ((sources.NODES, "number_of_nodes"),
-                                      (sources.ACCELERATORS, "accelerators_per_node")):
-                found = trace.config.first(names)
-                described = _int_field(description, field_name)
-                if found is None or described is None:
-                    continue
-                variable, assignment = found
-                value = sources.number(assignment.value)
-                if value is not None and value != described:
-                    line = description.field_lines.get(field_name)
-                    yield self.finding(
-                        f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
-                        f"{description.path}{f':{line}' if line else ''} says {field_name} "
-                        f"{description.get(field_name)!r}",
-                        path=assignment.path, line=assignment.line, related=[(description.path, line)])
+            variable, assignment = found
+            value = sources.number(assignment.value)
+            if value is not None and value != described:
+                line = description.field_lines.get(field_name)
+                yield self.finding(
+                    f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
+                    f"{description.path}{f':{line}' if line else ''} says {field_name} {description.get(field_name)!r}",
+                    path=assignment.path, line=assignment.line, related=[(description.path, line)])
 
 
-class ConfigDisagreesWithLogs(Rule):
+class ConfigDisagreesWithLogs(_TracedRule):
     """A launch configuration's batch size or hyperparameters differ from what the logs record.
 
     What it checks: the configuration traced to a result folder against its first run that logs
@@ -456,40 +436,28 @@ class ConfigDisagreesWithLogs(Rule):
     name = "config-disagrees-with-logs"
     summary = "A launch configuration's batch size or hyperparameters differ from the logs."
     severity = Severity.ERROR
-    scope = "benchmark"
 
-    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        trace = _trace_result(result, context)
-        if trace is None or trace.config is None:
-            return
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
         config = trace.config
-        comparisons: list[tuple[str, float, Any, str, int]] = []
+        if config is None:
+            return
         batch = config.global_batch()
-        logged_batch = sources.logged(result.runs, "global_batch_size")
-        if batch is not None and logged_batch is not None:
-            recorded, log_path, log_line = logged_batch
-            number = sources.number(str(recorded)) if isinstance(recorded, (int, float)) else None
-            if number is not None and not batch.agrees(number):
-                yield self.finding(
-                    f"{batch.assignment.path}:{batch.assignment.line} gives a global batch size of {batch.value:g} "
-                    f"({batch.formula}) but {log_path}:{log_line} logs global_batch_size {recorded!r}",
-                    path=batch.assignment.path, line=batch.assignment.line, related=[(log_path, log_line)])
+        logged = sources.logged(result.runs, "global_batch_size")
+        if batch is not None and logged is not None and logged.number is not None and not batch.agrees(logged.number):
+            yield self._disagreement(batch.assignment, f"a global batch size of {batch.value:g} ({batch.formula})",
+                                     "global_batch_size", logged)
         for names, key in sources.LOGGED:
             found = config.first(names)
             value = sources.number(found[1].value) if found else None
-            if found is not None and value is not None:
-                comparisons.append((f"{found[0]}={found[1].value}", value, key, found[1].path, found[1].line))
-        for said, value, key, path, line in comparisons:
             logged = sources.logged(result.runs, key)
-            if logged is None:
+            if found is None or value is None or logged is None or logged.number is None:
                 continue
-            recorded, log_path, log_line = logged
-            number = sources.number(str(recorded)) if isinstance(recorded, (int, float)) else None
-            if number is None or math.isclose(number, value, rel_tol=1e-6, abs_tol=1e-12):
-                continue
-            yield self.finding(
-                f"{path}:{line} gives {said} but {log_path}:{log_line} logs {key} {recorded!r}",
-                path=path, line=line, related=[(log_path, log_line)])
+            if not math.isclose(logged.number, value, rel_tol=1e-6, abs_tol=1e-12):
+                yield self._disagreement(found[1], f"{found[0]}={found[1].value}", key, logged)
+
+    def _disagreement(self, said: sources.Assignment, what: str, key: str, logged: sources.Logged) -> Finding:
+        return self.finding(f"{said.path}:{said.line} gives {what} but {logged.path}:{logged.line} logs {key} "
+                            f"{logged.value!r}", path=said.path, line=said.line, related=[(logged.path, logged.line)])
 
 
 #: Keys that a rule file requires or constrains but that describe the run, not how to rerun it.
@@ -639,7 +607,8 @@ class SpreadTooSmall(Rule):
             yield self.finding(f"{spread.runs} runs take the same time to train: {spread.describe()}",
                                path=result.folder.path)
         if spread.units_distinct == 1 and spread.units_cv is not None:
-            reference = _nearest(_rcp_points(version, result.benchmark), sources.logged(result.runs, "global_batch_size"))
+            batch = sources.logged(result.runs, "global_batch_size")
+            reference = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
             chance = _all_equal_chance(reference, spread.runs) if reference else 1.0
             if chance < UNLIKELY:
                 yield self.finding(
@@ -656,11 +625,8 @@ def _all_equal_chance(reference: list[float], runs: int) -> float:
     return sum((count / len(reference)) ** runs for count in counts.values())
 
 
-def _nearest(points: dict[float, list[float]], logged: tuple[Any, str, int] | None) -> list[float] | None:
-    if not points or logged is None:
-        return None
-    batch = sources.number(str(logged[0])) if isinstance(logged[0], (int, float)) else None
-    if batch is None:
+def _nearest(points: dict[float, list[float]], batch: float | None) -> list[float] | None:
+    if not points or batch is None:
         return None
     return points[min(points, key=lambda size: abs(size - batch))]
 

@@ -177,6 +177,12 @@ def _sourced_file(implementation: Implementation, entry: FileEntry, word: str) -
     return candidates[0] if candidates else None
 
 
+def described_count(description: SystemDescription, field_name: str) -> float | None:
+    """A count the system description gives (it writes them as strings: "number_of_nodes": "1")."""
+    value = description.get(field_name)
+    return None if value is None or isinstance(value, bool) else number(str(value))
+
+
 def number(value: str | None) -> float | None:
     if value is None:
         return None
@@ -350,6 +356,7 @@ def releases(text: str) -> set[str]:
 class Trace:
     folder: BenchmarkFolder
     submission: Submission
+    description: SystemDescription | None = None  # the folder's system description
     implementation: Implementation | None = None
     reason: str = ""
     tied: list[Implementation] = field(default_factory=list)  # other implementations as good as the chosen one
@@ -386,9 +393,11 @@ def _names_system(entry: FileEntry, system: str) -> bool:
     return bool(stem) and bool(wanted) and (stem == wanted or wanted in stem or stem in wanted)
 
 
-def trace(folder: BenchmarkFolder, submission: Submission, description: SystemDescription | None,
-          logged_batch: float | None = None) -> Trace:
-    result = Trace(folder, submission)
+def trace(folder: BenchmarkFolder, submission: Submission, logged_batch: float | None = None,
+          configs: bool = True) -> Trace:
+    """The implementation a result folder came from and, with `configs`, its launch configuration."""
+    description = submission.system(folder.system) if folder.system else None
+    result = Trace(folder, submission, description)
     system = folder.system or ""
     candidates = [i for i in submission.implementations if i.benchmark == folder.benchmark]
     if not candidates:
@@ -414,7 +423,8 @@ def trace(folder: BenchmarkFolder, submission: Submission, description: SystemDe
         result.implementation = chosen
         result.tied = [i for (points, _), i in scored[1:] if points == best]
         result.reason = "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
-    _choose_config(result, description, logged_batch)
+    if configs:
+        _choose_config(result, description, logged_batch)
     return result
 
 
@@ -436,8 +446,8 @@ def _choose_config(result: Trace, description: SystemDescription | None, logged_
         return
     configs = [LaunchConfig(f, parse_shell(result.implementation, f)) for f in named]
     if len(configs) > 1 and description is not None:
-        nodes, accelerators = number(str(description.get("number_of_nodes"))), number(
-            str(description.get("accelerators_per_node")))
+        nodes = described_count(description, "number_of_nodes")
+        accelerators = described_count(description, "accelerators_per_node")
         fitting = [c for c in configs if c.count(NODES) == nodes and c.count(ACCELERATORS) == accelerators]
         if fitting:
             configs, reason = fitting, reason + ", and it sets the system's node and accelerator counts"
@@ -448,10 +458,25 @@ def _choose_config(result: Trace, description: SystemDescription | None, logged_
     result.config, result.config_reason = configs[0], reason
 
 
-def logged(result_runs: Any, key: str) -> tuple[Any, str, int] | None:
-    """The first logged value of `key` in a folder's runs, with its file and line."""
+@dataclass(frozen=True)
+class Logged:
+    """The first logged value of a key in a folder's runs, where it is, and it as a number."""
+
+    value: Any
+    path: str
+    line: int
+
+    @property
+    def number(self) -> float | None:
+        """The value if the log holds a number there (not a string, a list or a boolean)."""
+        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
+            return None
+        return number(str(self.value))
+
+
+def logged(result_runs: Any, key: str) -> Logged | None:
     for run in result_runs:
         event = run.first(key)
         if event is not None:
-            return event.value, run.path, event.line
+            return Logged(event.value, run.path, event.line)
     return None
