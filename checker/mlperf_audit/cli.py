@@ -89,9 +89,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     score_cmd.add_argument("--format", default="text", choices=("text", "json", "csv"),
                            help="text (default), json, or csv: the official summarizer's two tables")
     score_cmd.add_argument("-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv)")
-    score_cmd.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                           help="score benchmark folders in N processes (default: the number of cores)")
-    _add_round_options(score_cmd)
+    add_reading_options(score_cmd, jobs="score benchmark folders")
 
     compare_cmd = commands.add_parser("compare", help="per benchmark: the scores of A and B, speedup, per accelerator")
     compare_cmd.add_argument("a", metavar="A", help="a PATH that `check` accepts (the baseline)")
@@ -99,7 +97,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     compare_cmd.add_argument("--format", default="text", choices=("text", "json"))
     compare_cmd.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     compare_cmd.add_argument("--ruleset-b", metavar="RULESET", help="the round of B, when it differs from A's")
-    _add_round_options(compare_cmd)
+    add_reading_options(compare_cmd)
 
     rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")
     rules_cmd.add_argument("--json", action="store_true", help="print the rules as JSON")
@@ -123,14 +121,21 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _add_round_options(command: argparse.ArgumentParser) -> None:
+def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = True, jobs: str | None = None) -> None:
+    """The options of a command that reads a PATH as `check` does (for plugins' commands too):
+    --ruleset, --partial (unless `partial` is False), --config, --trust-tree-config, the cache
+    options and, when `jobs` says what runs in parallel, --jobs."""
     command.add_argument("--ruleset", metavar="RULESET",
                          help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
-    command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
+    if partial:
+        command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
     command.add_argument("--config", metavar="FILE", help="read settings from FILE")
     command.add_argument("--trust-tree-config", action="store_true",
                          help="obey a configuration file that lies inside PATH")
     _add_cache_options(command)
+    if jobs:
+        command.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                             help=f"{jobs} in N processes (default: the number of cores)")
 
 
 def _add_cache_options(command: argparse.ArgumentParser) -> None:

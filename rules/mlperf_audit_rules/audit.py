@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -361,6 +360,8 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
 
 @hookimpl
 def mlperf_audit_add_commands(commands: Any) -> None:
+    from mlperf_audit.cli import add_reading_options  # the CLI is loaded when it asks for commands
+
     parser = commands.add_parser("audit", help="plausibility, forensics, peers and claims: a reviewer's view")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument("--baseline", metavar="PATH", help="compare each benchmark's best result with this PATH's")
@@ -369,11 +370,5 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--format", default="text", choices=("text", "json"))
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
-    parser.add_argument("--ruleset", metavar="RULESET")
-    parser.add_argument("--config", metavar="FILE")
-    parser.add_argument("--trust-tree-config", action="store_true")
-    parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
-    parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="check and score benchmark folders in N processes (default: the number of cores)")
+    add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run_audit)

@@ -15,7 +15,6 @@ import argparse
 import html
 import json
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -318,14 +317,10 @@ def run_report(args: argparse.Namespace, host: PluginHost) -> int:
 
 @hookimpl
 def mlperf_audit_add_commands(commands: Any) -> None:
+    from mlperf_audit.cli import add_reading_options  # the CLI is loaded when it asks for commands
+
     parser = commands.add_parser("report", help="a self-contained HTML report with plots, for reviewers")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument("-o", "--output", metavar="FILE", default="report.html", help="the HTML file (report.html)")
-    parser.add_argument("--ruleset", metavar="RULESET")
-    parser.add_argument("--config", metavar="FILE")
-    parser.add_argument("--trust-tree-config", action="store_true")
-    parser.add_argument("--cache-dir", metavar="DIR", help="keep parsed files in DIR (see `check --help`)")
-    parser.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="check and score benchmark folders in N processes (default: the number of cores)")
+    add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run_report)
