@@ -36,11 +36,10 @@ from typing import Any
 
 from .model import Issue, LogEvent
 
-#: Bumped when the layout of an entry changes (the parser's source is part of the key anyway).
-ENTRY_FORMAT = b"parse-1"
 SUBFOLDER = "parse-v1"
-#: Every folder the cache writes (`mlperf_audit_rules.rcp` keeps the RCP statistics in rcp-v1).
-FOLDERS = (SUBFOLDER, "rcp-v1")
+#: Where `mlperf_audit_rules.rcp` keeps the RCP statistics.
+RCP_FOLDER = "rcp-v1"
+FOLDERS = (SUBFOLDER, RCP_FOLDER)
 
 
 def default_directory() -> Path:
@@ -52,8 +51,8 @@ def default_directory() -> Path:
 
 
 def _code_fingerprint() -> bytes:
-    """What the entries depend on besides the file: this parser and model, this Python."""
-    digest = hashlib.blake2b(ENTRY_FORMAT + sys.version.encode() + b"%d" % marshal.version, digest_size=16)
+    """What the entries depend on besides the file: this parser, model and entry layout, this Python."""
+    digest = hashlib.blake2b(sys.version.encode() + b"%d" % marshal.version, digest_size=16)
     here = Path(__file__).resolve().parent
     for name in ("parser.py", "model.py", "cache.py"):
         try:

@@ -29,7 +29,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
-from mlperf_audit.cache import touch, write_entry
+from mlperf_audit.cache import RCP_FOLDER, touch, write_entry
 from mlperf_audit.engine import CheckContext
 
 NOT_CONVERGED = 1e9
@@ -158,7 +158,7 @@ def _reference_entry(version: str, benchmark: str, cache_dir: str | None) -> Pat
             digest.update(Path(source).read_bytes())
     except OSError:
         return None  # no RCP file: the constructor reports it
-    return Path(cache_dir) / "rcp-v1" / f"{digest.hexdigest()}.pickle"
+    return Path(cache_dir) / RCP_FOLDER / f"{digest.hexdigest()}.pickle"
 
 
 def interpolate(checker: Any, batch_size: Any, low: dict[str, Any], high: dict[str, Any], version: str,

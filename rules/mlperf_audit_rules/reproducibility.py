@@ -558,7 +558,9 @@ def _rcp_points(version: str, benchmark: str) -> dict[float, list[float]]:
 
 
 def run_spread(result: BenchmarkResult, version: str) -> tuple[Spread, list[str]]:
-    """The spread of the folder's converged runs, as `score` shows it, and their names."""
+    """The spread of the runs that stopped with status success, and their names. (`score` shows the
+    spread of the runs it counts, which also leaves out non-compliant ones: that verdict costs a
+    compliance interpretation per run, and the CMP rules report it anyway.)"""
     minutes, units, names = [], [], []
     for run in result.runs:
         stop = run.first("run_stop")
