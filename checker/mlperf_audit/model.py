@@ -11,7 +11,6 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, Mapping
 
 
@@ -33,9 +32,6 @@ class Severity(enum.Enum):
 
 
 _SEVERITY_RANK = {Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
-
-EMPTY_MAPPING: Mapping[str, Any] = MappingProxyType({})
-
 
 @dataclass(frozen=True, slots=True)
 class LogEvent:
