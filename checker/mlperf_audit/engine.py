@@ -15,7 +15,7 @@ import json
 import multiprocessing
 import traceback
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from .config import Config
 from .errors import PluginError, SelectionError
@@ -334,18 +334,8 @@ def _score_folder(folder: BenchmarkFolder) -> Any:
 
 def run_scores(tree: Tree, host: "PluginHost", config: Config, jobs: int = 1) -> list[Any]:
     """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes."""
-    global _WORKER
     context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
-    folders = list(tree.benchmark_folders)
-    _WORKER = (host, context)
-    try:
-        if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            results = [_score_folder(folder) for folder in folders]
-        else:
-            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                results = list(pool.map(_score_folder, folders, chunksize=1))
-    finally:
-        _WORKER = None
+    results = _each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder)
     return [score for score in results if score is not None]
 
 
@@ -394,18 +384,19 @@ def _worker_check(folder: BenchmarkFolder) -> FolderOutcome:
     return dataclasses.replace(outcome, from_worker=True)
 
 
-def _folder_outcomes(folders: list[BenchmarkFolder], host: "PluginHost", context: CheckContext,
-                     jobs: int) -> Iterable[FolderOutcome]:
-    """Each folder's outcome, in folder order, checked in `jobs` processes (forked: plugins are inherited)."""
-    if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        for folder in folders:
-            yield _check_folder(folder, host, context)
-        return
+def _each_folder(folders: list[BenchmarkFolder], host: "PluginHost", context: CheckContext, jobs: int,
+                 work: Callable[[BenchmarkFolder], Any], in_worker: Callable[[BenchmarkFolder], Any] | None = None
+                 ) -> Iterable[Any]:
+    """`work(folder)` for each folder, in folder order: here, or in `jobs` forked processes (which
+    inherit the host and context, so plugins need not be picklable) running `in_worker` if given."""
     global _WORKER
     _WORKER = (host, context)
     try:
-        with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            yield from pool.map(_worker_check, folders, chunksize=1)
+        if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+            yield from map(work, folders)
+        else:
+            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                yield from pool.map(in_worker or work, folders, chunksize=1)
     finally:
         _WORKER = None
 
@@ -429,7 +420,8 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         for system in submission.systems:
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
-    for outcome in _folder_outcomes(list(tree.benchmark_folders), host, context, jobs):
+    for outcome in _each_folder(list(tree.benchmark_folders), host, context, jobs,
+                                lambda folder: _check_folder(folder, host, context), _worker_check):
         findings += outcome.findings
         runs_checked += outcome.runs
         checked += outcome.checked
