@@ -226,6 +226,10 @@ class Submission:
     source_dirs: tuple[str, ...] | None = None
     implementations: tuple[Implementation, ...] = ()
 
+    def path_of(self, relative: str) -> str:
+        """The display path of `relative` (e.g. "benchmarks") inside this submitter folder."""
+        return relative if self.path == "." else f"{self.path}/{relative}"
+
     def system(self, name: str) -> SystemDescription | None:
         for system in self.systems:
             if system.name == name:
@@ -292,7 +296,7 @@ class Finding:
             self.submitter or "",
             self.system or "",
             self.benchmark or "",
-            _natural(self.path or ""),
+            natural_key(self.path or ""),
             self.line or 0,
             self.rule,
             self.message,
@@ -323,10 +327,6 @@ def open_binary(source: Any) -> Any:
     return open(source, "rb")
 
 
-def _natural(text: str) -> tuple[Any, ...]:
+def natural_key(text: str) -> tuple[Any, ...]:
     """Sort result_2 before result_10."""
     return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
-
-
-def natural_key(text: str) -> tuple[Any, ...]:
-    return _natural(text)

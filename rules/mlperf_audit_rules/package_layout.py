@@ -329,10 +329,10 @@ class SystemDescriptionMissing(Rule):
         described = {system.name for system in submission.systems}
         for name in submission.system_dirs:
             if name not in described:
-                prefix = "" if submission.path == "." else submission.path + "/"
                 yield self.finding(
                     f"no systems/{name}.json describes the system of results/{name}/",
-                    path=f"{prefix}results/{name}" if context.tree.kind not in (TargetKind.SYSTEM,) else submission.path,
+                    path=submission.path_of(f"results/{name}") if context.tree.kind is not TargetKind.SYSTEM
+                    else submission.path,
                 )
 
 

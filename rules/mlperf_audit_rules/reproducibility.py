@@ -103,10 +103,9 @@ class NoBenchmarksFolder(Rule):
 
     def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
         if submission.source_dirs == () and submission.benchmarks:
-            prefix = "" if submission.path == "." else submission.path + "/"
             yield self.finding(
                 f"no benchmarks/ folder: the code behind {len(submission.benchmarks)} result folder(s) cannot be "
-                "checked", path=f"{prefix}benchmarks" if prefix else "benchmarks")
+                "checked", path=submission.path_of("benchmarks"))
 
 
 class ImplementationMissing(_TracedRule):
@@ -133,9 +132,9 @@ class ImplementationMissing(_TracedRule):
         if trace.implementation is not None:
             return
         submission, benchmark = trace.submission, trace.folder.benchmark
-        prefix = "" if submission.path == "." else submission.path + "/"
-        where = (f"{prefix}benchmarks/{benchmark}/implementations/ is missing or empty"
-                 if benchmark in (submission.source_dirs or ()) else f"there is no {prefix}benchmarks/{benchmark}/")
+        code = submission.path_of(f"benchmarks/{benchmark}")
+        where = (f"{code}/implementations/ is missing or empty"
+                 if benchmark in (submission.source_dirs or ()) else f"there is no {code}/")
         yield self.finding(f"no implementation for {trace.folder.path}: {where}", path=trace.folder.path)
 
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from mlperf_audit import BenchmarkResult, Run, Severity, hookimpl, rulesets
 from mlperf_audit.engine import CheckContext
+from mlperf_audit.model import natural_key
 from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
@@ -87,14 +88,10 @@ def olympic(runs: list[RunScore], drop: int) -> tuple[float | None, tuple[str, .
     kept = counted[drop:len(counted) - (drop - len(failed))]
     kept_set = set(kept)
     left_out = [name for item in counted if item not in kept_set for name in (item[1],)] + failed
-    names = tuple(sorted((f.rsplit("/", 1)[-1] for f in left_out), key=_natural))
+    names = tuple(sorted((f.rsplit("/", 1)[-1] for f in left_out), key=natural_key))
     if not kept:
         return None, names
     return sum(m for m, _ in kept) * 1.0 / len(kept), names
-
-
-def _natural(name: str) -> tuple[Any, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
 
 
 def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any]:
