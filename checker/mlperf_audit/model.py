@@ -285,6 +285,13 @@ class Finding:
     related: tuple[tuple[str, int | None], ...] = ()
 
     @property
+    def location(self) -> str:
+        """`path:line`, the path alone, or "-" for a finding about the whole PATH."""
+        if self.path is None:
+            return "-"
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+    @property
     def fingerprint(self) -> str:
         """Stable across edits that move lines: the rule, the file and the message without line numbers."""
         message = re.sub(r"\blines? [\d, .]+(and \d+ more)?", "line", self.message)

@@ -255,7 +255,7 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         "<label>filter <input id='filter' oninput='filterFindings()' placeholder='rule, path or text'></label></p>",
         _table(["severity", "rule", "location", "message", "hint"],
                [[f.severity.value + (" (waived)" if f.waived_by else ""), f.rule,
-                 (f.path or "-") + (f":{f.line}" if f.line else ""), f.message, f.hint] for f in report.findings],
+                 f.location, f.message, f.hint] for f in report.findings],
                [f.severity.value for f in report.findings], "findings"),
         f"<script>{SCRIPT}</script></body></html>",
     ]

@@ -11,7 +11,6 @@ from typing import Callable
 from tabulate import tabulate
 
 from ..hookspecs import hookimpl
-from ..model import Finding
 from ..report import Report
 
 #: Messages wider than this wrap inside their table cell.
@@ -34,12 +33,6 @@ def _group_title(key: tuple[str | None, str | None, str | None]) -> str:
     return " / ".join(parts) if parts else "(whole PATH)"
 
 
-def _location(finding: Finding) -> str:
-    if finding.path is None:
-        return "-"
-    return f"{finding.path}:{finding.line}" if finding.line else finding.path
-
-
 def render_text(report: Report) -> str:
     lines = [
         f"mlperf-audit {report.tool_version} · ruleset {report.ruleset} · mlperf-logging {report.mlperf_logging}",
@@ -54,7 +47,7 @@ def render_text(report: Report) -> str:
             if finding.waived_by:
                 text += f"\nwaived: {finding.waived_by}"
             severity = finding.severity.value + (" (waived)" if finding.waived_by else "")
-            rows.append((_location(finding), severity, finding.rule, text))
+            rows.append((finding.location, severity, finding.rule, text))
         lines += ["", _group_title(key)]
         table = tabulate(
             rows,
