@@ -35,6 +35,8 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs)
+    if outcome.parallel_fallback:
+        config = dataclasses.replace(config, notes=config.notes + (outcome.parallel_fallback,))
     return Report(
         target=TargetSummary.of(str(path), tree),
         config=config,
@@ -43,4 +45,5 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         mlperf_logging=mlperf_logging_version(),
         rules=tuple(host.rules),
         checked=tuple(outcome.checked),
+        processes=len(outcome.processes),
     )

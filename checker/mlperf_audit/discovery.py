@@ -398,10 +398,10 @@ def _benchmark_folder(
     power = None
     for name, path in listing.dirs:
         if name == "power":
-            power = MappingProxyType({
-                run: tuple(f.path.rsplit("/", 1)[-1] for f in walker.list(run_path).files)
+            power = tuple(
+                (run, tuple(f.path.rsplit("/", 1)[-1] for f in walker.list(run_path).files))
                 for run, run_path in walker.list(path).dirs
-            })
+            )
     return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params, power)
 
 

@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import multiprocessing
+import os
 import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
@@ -326,9 +327,7 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
     return [finding for result in results if result for finding in result]
 
 
-def _score_folder(folder: BenchmarkFolder) -> Any:
-    assert _WORKER is not None
-    host, context = _WORKER
+def _score_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> Any:
     return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
 
 
@@ -336,7 +335,7 @@ def run_scores(tree: Tree, host: "PluginHost", config: Config, jobs: int = 1) ->
     """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes."""
     context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
     results = _each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder)
-    return [score for score in results if score is not None]
+    return [score for score in results.outputs if score is not None]
 
 
 @dataclass
@@ -344,6 +343,8 @@ class CheckOutcome:
     findings: list[Finding]
     runs_checked: int
     checked: list[tuple[str, str]] = field(default_factory=list)  # (kind, path): every run and folder
+    processes: frozenset[int] = frozenset()  # the processes that checked benchmark folders
+    parallel_fallback: str | None = None  # why one process did the work although more were asked for
 
 
 @dataclass
@@ -354,7 +355,6 @@ class FolderOutcome:
     runs: int
     checked: list[tuple[str, str]]
     summaries: dict[str, list[Any]]
-    from_worker: bool = False  # a worker's summaries are not yet in the parent's context
 
 
 def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> FolderOutcome:
@@ -373,32 +373,52 @@ def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckCon
     return FolderOutcome(findings, len(result.runs), checked, added)
 
 
-#: The host and context a forked worker inherits (set just before the pool starts).
-_WORKER: tuple[Any, Any] | None = None
+#: What a forked worker inherits: the host, the context, the folders and the work (set just before
+#: the pool starts). Only an index goes to a worker and only the work's plain result comes back, so
+#: nothing a plugin or the model holds ever needs to be picklable on the way in.
+_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any]] | None = None
 
 
-def _worker_check(folder: BenchmarkFolder) -> FolderOutcome:
+def _in_worker(index: int) -> tuple[int, Any]:
     assert _WORKER is not None
-    outcome = _check_folder(folder, *_WORKER)
-    _WORKER[1].summaries.clear()  # returned in the outcome; a worker's context must not accumulate them
-    return dataclasses.replace(outcome, from_worker=True)
+    host, context, folders, work = _WORKER
+    output = work(folders[index], host, context)
+    context.summaries.clear()  # returned in the outcome; a worker's context must not accumulate them
+    return os.getpid(), output
+
+
+@dataclass
+class FolderRun:
+    """The outputs of the work on every folder, in folder order, and how they were computed."""
+
+    outputs: list[Any]
+    processes: frozenset[int]  # the process ids that did the work
+    fallback: str | None = None  # why the work ran in one process although more were asked for
+
+
+def parallel_fallback() -> str | None:
+    """Why this platform checks in one process whatever --jobs says, or None."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return "this platform cannot fork worker processes; benchmark folders were checked in one process"
+    return None
 
 
 def _each_folder(folders: list[BenchmarkFolder], host: "PluginHost", context: CheckContext, jobs: int,
-                 work: Callable[[BenchmarkFolder], Any], in_worker: Callable[[BenchmarkFolder], Any] | None = None
-                 ) -> Iterable[Any]:
-    """`work(folder)` for each folder, in folder order: here, or in `jobs` forked processes (which
-    inherit the host and context, so plugins need not be picklable) running `in_worker` if given."""
+                 work: Callable[[BenchmarkFolder, Any, CheckContext], Any]) -> FolderRun:
+    """`work(folder, host, context)` for each folder, in folder order: here, or in `jobs` forked processes
+    (which inherit the host, context and folders, so plugins need not be picklable)."""
     global _WORKER
-    _WORKER = (host, context)
+    fallback = parallel_fallback() if jobs > 1 else None
+    if jobs <= 1 or len(folders) < 2 or fallback:
+        return FolderRun([work(folder, host, context) for folder in folders], frozenset({os.getpid()}), fallback)
+    _WORKER = (host, context, folders, work)
     try:
-        if jobs <= 1 or len(folders) < 2 or "fork" not in multiprocessing.get_all_start_methods():
-            yield from map(work, folders)
-        else:
-            with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                yield from pool.map(in_worker or work, folders, chunksize=1)
+        with concurrent.futures.ProcessPoolExecutor(min(jobs, len(folders)),
+                                                    mp_context=multiprocessing.get_context("fork")) as pool:
+            done = list(pool.map(_in_worker, range(len(folders)), chunksize=1))
     finally:
         _WORKER = None
+    return FolderRun([output for _, output in done], frozenset(pid for pid, _ in done))
 
 
 def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = None, jobs: int = 1) -> CheckOutcome:
@@ -420,12 +440,13 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         for system in submission.systems:
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
-    for outcome in _each_folder(list(tree.benchmark_folders), host, context, jobs,
-                                lambda folder: _check_folder(folder, host, context), _worker_check):
+    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _check_folder)
+    in_process = folder_run.processes == {os.getpid()}
+    for outcome in folder_run.outputs:
         findings += outcome.findings
         runs_checked += outcome.runs
         checked += outcome.checked
-        if outcome.from_worker:  # a folder checked in this process added its summaries already
+        if not in_process:  # a folder checked in this process added its summaries already
             for key, values in outcome.summaries.items():
                 context.summaries.setdefault(key, []).extend(values)
         if progress is not None:
@@ -448,4 +469,4 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
     findings = list(dict.fromkeys(findings))  # the same finding twice (a shared file seen per folder) is noise
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
-    return CheckOutcome(findings, runs_checked, checked)
+    return CheckOutcome(findings, runs_checked, checked, folder_run.processes, folder_run.fallback)

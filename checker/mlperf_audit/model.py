@@ -145,7 +145,8 @@ class BenchmarkFolder:
     result_files: tuple[FileEntry, ...]
     other_files: tuple[FileEntry, ...] = ()
     params: tuple[CheckerParams, ...] = ()  # system level first, then benchmark level
-    power: Mapping[str, tuple[str, ...]] | None = None  # power/<run>/ -> its file names; None: no power/
+    #: (power/<run>/, its file names) pairs; None: no power/. Plain tuples: a folder crosses process boundaries.
+    power: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

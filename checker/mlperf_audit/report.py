@@ -76,6 +76,7 @@ class Report:
     mlperf_logging: str = ""
     rules: tuple[Any, ...] = ()  # the registered rule classes, for formats that describe rules
     checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
+    processes: int = 1  # how many processes checked benchmark folders
 
     def rule(self, code: str) -> Any:
         return next((r for r in self.rules if r.code == code), None)
