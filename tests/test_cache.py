@@ -164,7 +164,7 @@ def rcp_cases() -> list[tuple[str, str]]:
     for name in rulesets.SUPPORTED:
         version = name.split("-", 1)[1]
         ruleset = rulesets.get(name)
-        cases += [(version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b)]
+        cases += [(version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b) and rcp.official_run_count_known(b)]
     return cases
 
 

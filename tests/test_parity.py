@@ -77,5 +77,5 @@ def test_official_skips_an_unknown_benchmark_folder(tmp_path, fixtures, host):
     official_package_checker(tree)
     log = (tmp_path / "official.log").read_text()
     assert "Skipping benchmark: retinanet" in log and "PACKAGE CHECKER FOUND NO ERRORS" in log
-    report = check(fixtures / "broken" / "unknown-benchmark-folder", Config(), host)
+    report = check(fixtures / "broken" / "unknown-benchmark-folder", Config(ruleset="training-4.1.0"), host)
     assert "PKG010" in {f.rule for f in report.findings if f.severity.value == "error"}

@@ -6,20 +6,50 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Iterable
 
+from . import parser, rulesets
 from .config import Config
 from .discovery import discover
 from .engine import run_checks, run_scores
+from .model import Tree
 from .plugins import PluginHost
 from .report import Report, TargetSummary, mlperf_logging_version
 
 
+def resolve_ruleset(tree: Tree, config: Config) -> Config:
+    """The configuration with `auto` replaced by the round the package fits (said in a note); a named
+    ruleset is kept, and the rules that check it against the package say when it does not fit."""
+    if config.ruleset != rulesets.AUTO:
+        return config
+    inference = infer_round(tree)
+    note = f"ruleset {inference.ruleset} inferred (--ruleset auto): {inference.reason}"
+    return dataclasses.replace(config, ruleset=inference.ruleset, notes=config.notes + (note,))
+
+
+def infer_round(tree: Tree) -> rulesets.Inference:
+    """`rulesets.infer` on what discovery found: benchmark folder names and the first records of a
+    spread of result files."""
+    folders = tree.benchmark_folders
+    per_folder = max(1, rulesets.DATED_FILES // max(1, len(folders)))
+    entries = [entry for folder in folders for entry in folder.result_files[:per_folder]] + list(tree.loose_logs)
+    # an archive member is read whole: one the parser refuses as too large is not read for a date either
+    dated = [entry.fs_path for entry in entries if getattr(entry.fs_path, "size", 0) <= parser.MAX_FILE_BYTES]
+    return rulesets.infer((folder.benchmark for folder in folders), dated[: rulesets.DATED_FILES])
+
+
 def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1) -> list[Any]:
     """The scores (`mlperf_audit.scores.BenchmarkScore`) of every benchmark folder under PATH."""
+    return scored(path, config, host, jobs)[1]
+
+
+def scored(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
+           jobs: int = 1) -> tuple[Config, list[Any]]:
+    """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under PATH."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
+    config = resolve_ruleset(tree, config)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
-    return run_scores(tree, host, config, jobs)
+    return config, run_scores(tree, host, config, jobs)
 
 
 def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
@@ -33,6 +63,7 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
     if submitters is not None:
         wanted = set(submitters)
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
+    config = resolve_ruleset(tree, config)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs)
     if outcome.parallel_fallback:

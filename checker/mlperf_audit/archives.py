@@ -9,6 +9,7 @@ memory, and never written anywhere.
 from __future__ import annotations
 
 import io
+import os
 import posixpath
 import tarfile
 import zipfile
@@ -53,6 +54,7 @@ class Archive:
         self._names: dict[str, str] = {}  # clean member name -> the name in the archive
         self._zip: zipfile.ZipFile | None = None
         self._tar: tarfile.TarFile | None = None
+        self._pid = os.getpid()  # a forked worker shares the parent's file offset: it opens its own handle
         try:
             if path.name.lower().endswith(".zip"):
                 self._zip = zipfile.ZipFile(path)
@@ -107,6 +109,9 @@ class Archive:
         return state
 
     def _open(self) -> None:
+        if self._pid != os.getpid():
+            self._zip = self._tar = None  # the parent's handle: never read or close it from here
+            self._pid = os.getpid()
         if self._zip is None and self._tar is None:
             if self.path.name.lower().endswith(".zip"):
                 self._zip = zipfile.ZipFile(self.path)

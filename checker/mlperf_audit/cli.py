@@ -18,7 +18,7 @@ from tabulate import tabulate
 
 from . import __version__
 from . import compare, scores, waivers
-from .api import check, score
+from .api import check, score, scored
 from .cache import ParseCache, default_directory
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
 from .errors import AuditError, PluginError, TargetError
@@ -68,7 +68,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     check_cmd.add_argument("--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 "
                            "(default: error)")
     check_cmd.add_argument("--ruleset", metavar="RULESET",
-                           help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
+                           help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)")
     check_cmd.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
                            "pyproject.toml with [tool.mlperf-audit])")
     check_cmd.add_argument("--no-progress", action="store_true", help="no progress line on a terminal's stderr")
@@ -126,7 +126,7 @@ def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = Tru
     --ruleset, --partial (unless `partial` is False), --config, --trust-tree-config, the cache
     options and, when `jobs` says what runs in parallel, --jobs."""
     command.add_argument("--ruleset", metavar="RULESET",
-                         help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: training-4.1.0)")
+                         help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)")
     if partial:
         command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
     command.add_argument("--config", metavar="FILE", help="read settings from FILE")
@@ -237,9 +237,12 @@ def _cmd_score(args: argparse.Namespace, host: PluginHost) -> int:
     config = _round_config(args, target)
     if args.output and _inside(Path(args.output), target):
         raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
-    results = score(target, config, host, jobs=max(1, args.jobs))
+    config, results = scored(target, config, host, jobs=max(1, args.jobs))
+    for note in config.notes:
+        print(f"note: {note}", file=sys.stderr)
     if args.format == "json":
-        _write(scores.render_json(results, config.ruleset, {"target": str(args.path)}), args.output)
+        _write(scores.render_json(results, config.ruleset, {"target": str(args.path), "notes": list(config.notes)}),
+               args.output)
     elif args.format == "csv":
         wide, detailed = scores.csv_tables(results, config.ruleset)
         if args.output:

@@ -21,7 +21,7 @@ from .model import Severity
 from . import rulesets
 
 DEFAULT_RULESET = rulesets.DEFAULT
-KNOWN_RULESETS = rulesets.SUPPORTED
+KNOWN_RULESETS = rulesets.CHOICES
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline", "cache-dir"}
 
@@ -31,7 +31,8 @@ class Config:
     select: tuple[str, ...] = ("ALL",)
     ignore: tuple[str, ...] = ()
     fail_on: str = "error"
-    ruleset: str = DEFAULT_RULESET
+    ruleset: str = DEFAULT_RULESET  # "auto" until the package is discovered (api.resolve_ruleset)
+    ruleset_given: bool = False  # named by the user (a file or the command line), not inferred
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
     baseline: str | None = None  # a baseline file: only new findings are reported
@@ -116,6 +117,7 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         changes["fail_on"] = _fail_on(table["fail-on"], where)
     if "ruleset" in table:
         changes["ruleset"] = _ruleset(table["ruleset"], where)
+        changes["ruleset_given"] = changes["ruleset"] != rulesets.AUTO
     for key in ("waivers", "baseline", "cache-dir"):
         if key in table:
             if not isinstance(table[key], str):

@@ -62,7 +62,7 @@ def mlperf_audit_register_rules() -> "list[type[Rule]]":
 
     Import the rule modules inside the function, so that loading a plugin stays cheap. Each
     class must subclass ``mlperf_audit.Rule`` and carry a unique ``code`` (a prefix of 2 to 5
-    capitals and 3 digits), a kebab-case ``name``, a one-line ``summary``, a ``severity``, a
+    capitals and 3 or 4 digits), a kebab-case ``name``, a one-line ``summary``, a ``severity``, a
     ``scope`` and a docstring; a missing field or a duplicate code is a plugin error (exit 2).
     """
 

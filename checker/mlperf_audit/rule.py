@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 Scope = Literal["tree", "submission", "system", "benchmark", "run"]
 SCOPES: tuple[Scope, ...] = ("tree", "submission", "system", "benchmark", "run")
 
-CODE_PATTERN = re.compile(r"^[A-Z]{2,5}\d{3}$")
+CODE_PATTERN = re.compile(r"^[A-Z]{2,5}\d{3,4}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _HOW_TO_FIX = re.compile(r"^How to fix:\s*(.+?)(?:\n\s*\n|\Z)", re.MULTILINE | re.DOTALL)
 
@@ -132,7 +132,7 @@ def validate_rule_class(rule: Any) -> None:
         if not hasattr(rule, attribute):
             raise RuleDefinitionError(f"rule {label} has no {attribute!r}")
     if not CODE_PATTERN.match(rule.code):
-        raise RuleDefinitionError(f"rule {label}: code {rule.code!r} is not a prefix of 2-5 capitals and 3 digits")
+        raise RuleDefinitionError(f"rule {label}: code {rule.code!r} is not a prefix of 2-5 capitals and 3 or 4 digits")
     if not NAME_PATTERN.match(rule.name):
         raise RuleDefinitionError(f"rule {label}: name {rule.name!r} is not kebab-case")
     if not isinstance(rule.summary, str) or not rule.summary.strip() or "\n" in rule.summary:

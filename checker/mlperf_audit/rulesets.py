@@ -1,25 +1,72 @@
-"""The rounds mlperf-audit supports, described from the installed mlperf-logging's own data.
+"""The rounds mlperf-audit supports, described from the installed mlperf-logging's own data, and
+which round a package belongs to.
 
 A ruleset is named `training-X.Y.Z`. Its allowed benchmarks and required run counts come from
 `mlperf_logging.benchmark_meta`, its compliance rules from `compliance_checker/training_X.Y.Z/`
-and its reference convergence points from `rcp_checker/training_X.Y.Z/`; nothing is copied.
+and its reference convergence points from `rcp_checker/training_X.Y.Z/`; nothing is copied. Every
+round whose rule files the installed mlperf-logging ships is supported, from 1.0.0 on (0.6 and 0.7
+logs use another format).
+
+`auto` (the default) infers the round from the package itself: see `infer`.
 """
 
 from __future__ import annotations
 
+import datetime
+import json
 import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Any, Iterable
 
 from mlperf_logging import benchmark_meta
 
 USAGE = "training"
-SUPPORTED = ("training-4.0.0", "training-4.1.0", "training-5.0.0", "training-5.1.0")
-DEFAULT = "training-4.1.0"
+AUTO = "auto"
+DEFAULT = AUTO
 #: What a benchmark name can look like (`llama2_70b_lora`); anything else names no rule or RCP file.
 BENCHMARK_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
+_RULES_FOLDER = re.compile(rf"{USAGE}_(\d+)\.(\d+)\.(\d+)")
+#: The oldest round whose logs the MLLOG parser reads (0.6 and 0.7 logged another format).
+OLDEST = (1, 0, 0)
+
+#: The day each round's results were published (mlcommons.org announcements). A package's runs
+#: were logged before its round's publication and after the previous one's, so the dates of its
+#: logs tell rounds with the same benchmarks apart. Rounds not yet published here are estimated
+#: (`~`): update them when the pin of mlperf-logging moves (docs/maintaining.md).
+PUBLISHED = {
+    "1.0.0": "2021-06-30", "1.1.0": "2021-12-01", "2.0.0": "2022-06-29", "2.1.0": "2022-11-09",
+    "3.0.0": "2023-06-27", "3.1.0": "2023-11-08", "4.0.0": "2024-06-12", "4.1.0": "2024-11-13",
+    "5.0.0": "2025-06-04", "5.1.0": "2025-11-12", "6.0.0": "~2026-06-03", "6.1.0": "~2026-11-11",
+}
+
+
+def _shipped() -> tuple[str, ...]:
+    """Every `training-X.Y.Z` whose compliance rules the installed mlperf-logging ships, oldest first."""
+    root = Path(str(resources.files("mlperf_logging.compliance_checker")))
+    versions = []
+    for folder in root.iterdir():
+        match = _RULES_FOLDER.fullmatch(folder.name)
+        if match and folder.is_dir() and tuple(map(int, match.groups())) >= OLDEST:
+            versions.append(tuple(map(int, match.groups())))
+    return tuple(f"{USAGE}-{'.'.join(map(str, v))}" for v in sorted(versions))
+
+
+SUPPORTED = _shipped()
+#: What --ruleset accepts.
+CHOICES = (AUTO,) + SUPPORTED
+
+
+def version_of(folder: str) -> str | None:
+    """`training_3.1.0` -> "3.1.0" when that round is supported (an official rule file may enqueue
+    another round's file), else None."""
+    match = _RULES_FOLDER.fullmatch(folder)
+    if not match:
+        return None
+    version = ".".join(match.groups())
+    return version if f"{USAGE}-{version}" in SUPPORTED else None
 
 
 @dataclass(frozen=True)
@@ -56,8 +103,134 @@ class Round:
 def get(name: str) -> Round:
     """The round named `name`; raises ValueError for an unsupported one."""
     if name not in SUPPORTED:
-        raise ValueError(f"unsupported ruleset {name!r}; supported: {', '.join(SUPPORTED)}")
+        raise ValueError(f"unsupported ruleset {name!r}; supported: {AUTO}, {', '.join(SUPPORTED)}")
     usage, version = name.split("-", 1)
     benchmarks = tuple(dict.fromkeys(benchmark_meta.get_allowed_benchmarks(usage, version)))
     counts = benchmark_meta.get_result_file_counts(usage)
     return Round(name, usage, version, benchmarks, {b: counts[b] for b in benchmarks if b in counts})
+
+
+# ----------------------------------------------------------------------------------------------
+# Which round a package belongs to.
+# ----------------------------------------------------------------------------------------------
+
+#: How many result files `infer` reads the first record of (spread over the benchmark folders).
+DATED_FILES = 64
+_FIRST_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Inference:
+    """The round a package fits, and why: said in every report that used `auto`."""
+
+    ruleset: str
+    reason: str
+    fits: tuple[str, ...]  # every supported round whose benchmarks include all of the package's
+    unknown: tuple[str, ...] = ()  # benchmark folders no supported round knows
+    dated: str | None = None  # the day the newest run was logged (YYYY-MM-DD), when logs carry times
+
+
+def published(version: str) -> datetime.date:
+    return datetime.date.fromisoformat(PUBLISHED[version].lstrip("~"))
+
+
+def window(ruleset: str) -> tuple[datetime.date | None, datetime.date]:
+    """(previous round's publication, this round's publication]: when this round's runs were logged."""
+    versions = [name.split("-", 1)[1] for name in SUPPORTED if name.split("-", 1)[1] in PUBLISHED]
+    version = ruleset.split("-", 1)[1]
+    index = versions.index(version)
+    return (published(versions[index - 1]) if index else None), published(version)
+
+
+def _first_time_ms(source: Any) -> float | None:
+    from .model import open_binary  # the model imports nothing from here; kept local to stay cycle-free
+
+    try:
+        with open_binary(source) as stream:
+            head = stream.read(_FIRST_BYTES)
+    except OSError:
+        return None
+    for line in head.decode("utf-8", errors="replace").splitlines():
+        _, marker, payload = line.partition(":::MLLOG ")
+        if not marker:
+            continue
+        try:
+            record = json.loads(payload)
+        except (ValueError, RecursionError):  # bad input is the parser's finding, never an error here
+            continue
+        value = record.get("time_ms") if isinstance(record, dict) else None
+        if isinstance(value, (int, float)) and 1e12 < value < 1e14:  # 2001..5138: a plausible epoch in ms
+            return float(value)
+    return None
+
+
+def _dated(files: Iterable[Any]) -> datetime.date | None:
+    """The day of the newest run: a package may reuse older runs (v4.1 NVIDIA results logged in
+    April 2024), never newer ones; a clock set in the future is not believed."""
+    now = datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000
+    times = [t for t in map(_first_time_ms, files) if t is not None and t <= now]
+    if not times:
+        return None
+    return datetime.datetime.fromtimestamp(max(times) / 1000, datetime.timezone.utc).date()
+
+
+def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inference:
+    """The round a package belongs to, from what it shows.
+
+    1. Its benchmark folders: a round fits when it allows every one of them. Rounds that drop or
+       add benchmarks (v3.0 gpt3, v4.0 llama2_70b_lora and gnn, v5.0 retinanet, ...) tell most
+       packages apart.
+    2. The day its newest run was logged (the first record's `time_ms`, over up to `DATED_FILES`
+       result files spread over the folders): among the rounds that fit, the one whose window (the previous
+       round's publication, its own] holds that day. This separates rounds with the same
+       benchmarks (1.0 to 2.1 allow the same eight).
+    3. Otherwise, among the rounds that fit: the oldest round published after that day, else the
+       newest; with no dates at all, the newest round that fits (a submitter preparing a package
+       today wants the newest rules). When no round knows every benchmark, the rounds knowing the
+       most of them compete the same way and the report names the unknown folders.
+    """
+    wanted = sorted({b for b in benchmarks if b})
+    day = _dated(dated_files)
+    rounds = {name: set(get(name).benchmarks) for name in SUPPORTED}
+    fits = tuple(name for name in SUPPORTED if set(wanted) <= rounds[name])
+    unknown: tuple[str, ...] = ()
+    candidates = fits
+    if not candidates:
+        best = max(len(set(wanted) & known) for known in rounds.values())
+        candidates = tuple(name for name in SUPPORTED if len(set(wanted) & rounds[name]) == best)
+        unknown = tuple(b for b in wanted if not any(b in known for known in rounds.values()))
+    shown = ", ".join(wanted) or "no benchmark folders"
+    fit_text = (f"the benchmarks ({shown}) fit {_span(fits)}" if fits else
+                f"no round allows every benchmark ({shown}); {_span(candidates)} allow the most")
+    if day is not None:
+        inside = [name for name in candidates if _within(day, name)]
+        if inside:
+            chosen = inside[-1]
+            low, high = window(chosen)
+            reason = (f"{fit_text}; the newest run was logged on {day}, after "
+                      f"{_published_text(low)} and before {chosen}'s publication ({PUBLISHED[chosen.split('-', 1)[1]]})")
+        else:
+            later = [name for name in candidates if published(name.split("-", 1)[1]) >= day]
+            chosen = later[0] if later else candidates[-1]
+            reason = (f"{fit_text}; the newest run was logged on {day}, outside those rounds' windows, "
+                      f"so {'the first round published after that' if later else 'the newest of them'} was taken")
+    else:
+        chosen = candidates[-1]
+        reason = f"{fit_text}; no log gives a date, so the newest of them was taken"
+    return Inference(chosen, reason, fits, unknown, day.isoformat() if day else None)
+
+
+def _within(day: datetime.date, ruleset: str) -> bool:
+    low, high = window(ruleset)
+    return (low is None or day > low) and day <= high
+
+
+def _published_text(day: datetime.date | None) -> str:
+    return f"the previous round's publication ({day})" if day else "the first supported round"
+
+
+def _span(names: Iterable[str]) -> str:
+    names = [name.split("-", 1)[1] for name in names]
+    if not names:
+        return "no round"
+    return names[0] if len(names) == 1 else f"{len(names)} rounds ({', '.join(names)})"

@@ -296,6 +296,7 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
                          use_cache=not args.no_cache)
     jobs = max(1, args.jobs)
     report = check(target, config, host, jobs=jobs)
+    config = report.config  # the ruleset resolved for the package, as the check used it
     scores = score(target, config, host, jobs=jobs)
     codes: dict[tuple[Any, Any, Any], set[str]] = {}
     for finding in report.findings:

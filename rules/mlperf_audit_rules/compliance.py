@@ -221,7 +221,8 @@ class _Interpreter:
             relative = self.queue.pop(0)
             folder, _, filename = relative.rpartition("/")
             name = filename[:-len(".yaml")] if filename.endswith(".yaml") else filename
-            config = load_config(self.version, name) if folder == self.dir else None
+            version = rulesets.version_of(folder)  # a rule file may enqueue another round's file
+            config = load_config(version, name) if version is not None else None
             if config is None:
                 self.unkeyed.append(Message(
                     Family("*", "*", "MISSING"),
@@ -237,7 +238,7 @@ class _Interpreter:
     def run_config(self, config: ConfigFile, loglines: list[LogLine]) -> None:
         s: dict[str, Any] = {}
         state: dict[str, Any] = {"enqueue_config": self.enqueue, "s": s, "is_integer": is_integer, "math": math}
-        defect = KNOWN_DEFECTS.get((self.version, config.name))
+        defect = KNOWN_DEFECTS.get((rulesets.version_of(config.path.parent.name) or self.version, config.name))
         if config.begin is not None:
             try:
                 exec(config.begin, state, {"loglines": loglines, "s": s, "state": state})
@@ -447,8 +448,8 @@ def _keys_of_round(version: str) -> frozenset[str]:
     """Every key a rule file of the round has a record for (others never affect a verdict)."""
     round_ = rulesets.get(f"{rulesets.USAGE}-{version}")
     keys: set[str] = {"eval_accuracy"}  # read by stable_diffusion's BEGIN block
-    for path in round_.compliance_dir.glob("*.yaml"):
-        config = load_config(version, path.stem)
+    for file_version, name in rule_files_of_round(version):
+        config = load_config(file_version, name)
         if config is not None:
             keys |= set(config.keys)
     return frozenset(keys)
@@ -495,22 +496,43 @@ def official_codes(*family_ids: str) -> frozenset[str]:
     return frozenset(table[family] for family in family_ids if family in table)
 
 
+_ENQUEUED = re.compile(r"enqueue_config\(\s*['\"]([A-Za-z0-9_.]+)/([A-Za-z0-9_{}.-]+)\.yaml['\"]")
+
+
+@cache
+def rule_files_of_round(version: str) -> tuple[tuple[str, str], ...]:
+    """(version, name) of every rule file a log of the round can reach: the round's own files, and
+    those of other rounds that its files enqueue (4.0.0's closed_resnet enqueues
+    `training_3.1.0/closed_resnet_{}.yaml`; 1.1.0's open_common enqueues 1.0.0's open files)."""
+    own = rulesets.get(f"{rulesets.USAGE}-{version}").compliance_dir
+    files = [(version, path.stem) for path in sorted(own.glob("*.yaml"))]
+    for path in sorted(own.glob("*.yaml")):
+        for folder, pattern in _ENQUEUED.findall(path.read_text()):
+            other = rulesets.version_of(folder)
+            if other is None or other == version:
+                continue
+            directory = rulesets.get(f"{rulesets.USAGE}-{other}").compliance_dir
+            for target in sorted(directory.glob(pattern.replace("{}", "*") + ".yaml")):
+                if (other, target.stem) not in files:
+                    files.append((other, target.stem))
+    return tuple(files)
+
+
 def families_of_round(version: str) -> dict[Family, list[str]]:
-    """Every family the round's rule files can produce, with the expressions behind it."""
+    """Every family the round's rule files (and the other rounds' files they enqueue) can produce,
+    with the expressions behind it."""
     found: dict[Family, list[str]] = {}
-    round_ = rulesets.get(f"{rulesets.USAGE}-{version}")
-    names = sorted(p.stem for p in round_.compliance_dir.glob("*.yaml"))
-    for name in names:
-        config = load_config(version, name)
+    for file_version, name in rule_files_of_round(version):
+        config = load_config(file_version, name)
         assert config is not None
-        if config.begin is not None and "loglines" in _begin_source(version, name):
+        if config.begin is not None and "loglines" in _begin_source(file_version, name):
             found[Family(name, "*", "BEGIN")] = []  # only a BEGIN block that reads the log can fail on it
         if config.end_pre is not None or config.end_checks:
             found[Family(name, "*", "END")] = [source for source, _ in config.end_checks]
-        defective = (version, name) in KNOWN_DEFECTS
+        defective = (file_version, name) in KNOWN_DEFECTS
         if defective:
-            found[Family(name, "*", "DEFECT")] = [KNOWN_DEFECTS[(version, name)]]
-        elif _stale_allow_list(version, config):
+            found[Family(name, "*", "DEFECT")] = [KNOWN_DEFECTS[(file_version, name)]]
+        elif _stale_allow_list(file_version, config):
             found[Family(name, "*", "DEFECT")] = ["the submission_benchmark list omits a benchmark of this round"]
         elif any(config_name == name for config_name, _ in METADATA_DEFECTS):
             found[Family(name, "*", "DEFECT")] = [reason for (c, _), (_, _, reason) in METADATA_DEFECTS.items() if c == name]
@@ -705,12 +727,18 @@ def update_table(path: Path) -> list[str]:
     for family in sorted(all_families(), key=lambda f: (f.config, f.key, KINDS.index(f.kind))):
         if family.id in known:
             continue
+        if f"CMP{next_number:03d}" == FALLBACK_CODE:  # the fallback's number is never a family's
+            next_number += 1
         code = f"CMP{next_number:03d}"
         next_number += 1
         data[code] = {"config": family.config, "key": family.key, "kind": family.kind}
         added.append(code)
-    path.write_text(json.dumps(dict(sorted(data.items())), indent=1) + "\n")
+    path.write_text(json.dumps(dict(sorted(data.items(), key=lambda item: _code_number(item[0]))), indent=1) + "\n")
     return added
+
+
+def _code_number(code: str) -> int:
+    return int(code[3:])
 
 
 def markdown_table() -> str:
@@ -719,7 +747,7 @@ def markdown_table() -> str:
              "Generated by `python -m mlperf_audit_rules.compliance --update` from the rule files of the installed "
              "mlperf-logging; one code per check family (config, key, kind). Codes never change.", "",
              "| code | config | key | kind | rounds | severity |", "|---|---|---|---|---|---|"]
-    for code, family in sorted(code_table().items()):
+    for code, family in sorted(code_table().items(), key=lambda item: _code_number(item[0])):
         versions = ", ".join(sorted(families.get(family, {}))) or "(none supported)"
         severity = {"REPEATED": "warning", "DEFECT": "info"}.get(family.kind, "error")
         lines.append(f"| {code} | {family.config} | `{family.key}` | {family.kind} | {versions} | {severity} |")

@@ -256,6 +256,8 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str
         return Verdict("Insufficient convergence", False, batch_size=batch_size, runs=runs)
     if not isinstance(benchmark, str) or not rulesets.get(f"{rulesets.USAGE}-{version}").has_rcps(benchmark):
         return Verdict("Cannot find any RCPs", False, batch_size=batch_size, runs=runs)
+    if not official_run_count_known(benchmark):
+        return Verdict(NO_RUN_COUNT, False, batch_size=batch_size, runs=runs)
     checker = reference(version, benchmark, cache_dir)
     points = sorted(r.point for r in runs)
     mean = float(np.mean(points[drop:len(points) - drop]))
@@ -284,6 +286,16 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str
     if bypass and not verdict.passed and bypassable:
         verdict.passed, verdict.bypassed = True, True
     return verdict
+
+
+#: The verdict where the pinned RCP checker has RCPs for a benchmark but no run count (it raises KeyError).
+NO_RUN_COUNT = "The official RCP checker has no run count for this benchmark"
+
+
+def official_run_count_known(benchmark: str) -> bool:
+    """Whether the pinned RCP checker can be built for the benchmark: its `submission_runs` table
+    dropped benchmarks of older rounds (dlrm of 1.0-2.1), for which it raises KeyError."""
+    return benchmark in _rcp_checker_module().submission_runs.get(rulesets.USAGE, {})
 
 
 def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str, benchmark: str) -> None:
@@ -585,8 +597,37 @@ class ConvergenceUnreadable(_RcpRule):
                 yield self.finding(f"{run.problem}; the run counts as not converged", path=run.run.path)
 
 
+class RcpUncheckable(_RcpRule):
+    """The pinned RCP checker cannot check this benchmark, although the round ships its RCPs.
+
+    What it checks: that mlperf-logging's RCP checker knows how many runs the benchmark needs. Its
+    `submission_runs` table lost the benchmarks that later rounds retired (dlrm of rounds 1.0 to
+    2.1), so building the checker for them raises `KeyError` and the official package checker
+    crashes.
+
+    Why it matters: the convergence of these runs is not checked and no normalisation factor is
+    computed (the score is the unscaled olympic mean); the result was reviewed with the
+    mlperf-logging of its own round, which had the entry. An official defect, not the package's.
+
+    Example: `training_results_v1.0` dlrm folders checked with `--ruleset training-1.0.0`.
+
+    How to fix: nothing in the package.
+    """
+
+    code = "RCP011"
+    name = "rcp-uncheckable"
+    summary = "The pinned RCP checker cannot check this benchmark (official defect)."
+    severity = Severity.INFO
+
+    def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
+        if verdict.message == NO_RUN_COUNT:
+            yield self.finding(f"the pinned RCP checker has RCPs for {verdict.runs[0].benchmark!r} in {context.ruleset} "
+                               "but no run count for it (it raises KeyError): convergence not checked",
+                               path=result.path)
+
+
 RULES: list[type[Rule]] = [RcpFailed, InsufficientConvergence, BatchSizeUndetected, MissingRcp, NoRcps, RcpBypassed,
-                           RcpVerdict, ScalingJsonMismatch, DegenerateRcp, ConvergenceUnreadable]
+                           RcpVerdict, ScalingJsonMismatch, DegenerateRcp, ConvergenceUnreadable, RcpUncheckable]
 
 
 @hookimpl

@@ -309,6 +309,7 @@ def run_report(args: argparse.Namespace, host: PluginHost) -> int:
         raise TargetError(f"{args.output}: will not write inside the checked PATH")
     jobs = max(1, args.jobs)
     report = check(target, config, host, jobs=jobs)
+    config = report.config  # the ruleset resolved for the package, as the check used it
     scores = score(target, config, host, jobs=jobs)
     output.write_text(render(report, scores, folder_plots(target, host, config, scores)), encoding="utf-8")
     print(f"wrote {output} ({len(report.findings)} findings, {len(scores)} scores)")

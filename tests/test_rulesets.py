@@ -1,0 +1,104 @@
+"""Every round the pinned mlperf-logging ships is supported, and `auto` finds the package's round."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit import rulesets
+from mlperf_audit.api import check, infer_round, resolve_ruleset
+from mlperf_audit.config import Config
+from mlperf_audit.discovery import discover
+from mlperf_audit_rules import compliance
+
+from conftest import FIXTURES, SAMPLE, published_rounds
+
+POWER_SAMPLE = SAMPLE.parent / "mlperf-training-v5.0-power-sample"
+
+
+def test_every_shipped_round_from_1_0_is_supported() -> None:
+    root = Path(str(resources.files("mlperf_logging.compliance_checker")))
+    shipped = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name.startswith("training_")
+                     and not p.name.startswith(("training_0.", "training_0_")) and p.name.count(".") == 2
+                     and p.name.split("_", 1)[1].replace(".", "").isdigit())
+    assert [f"training_{name.split('-', 1)[1]}" for name in rulesets.SUPPORTED] == sorted(
+        shipped, key=lambda n: tuple(map(int, n.split("_", 1)[1].split("."))))
+    assert "training-1.0.0" in rulesets.SUPPORTED and "training-6.1.0" in rulesets.SUPPORTED
+    assert rulesets.DEFAULT == "auto" and rulesets.CHOICES[0] == "auto"
+    for name in rulesets.SUPPORTED:  # every supported round has a publication day to date packages by
+        assert name.split("-", 1)[1] in rulesets.PUBLISHED
+
+
+def test_publication_days_are_ordered() -> None:
+    days = [rulesets.published(name.split("-", 1)[1]) for name in rulesets.SUPPORTED]
+    assert days == sorted(days) and len(set(days)) == len(days)
+
+
+@pytest.mark.parametrize("benchmarks, day, expected", [
+    (["gpt3", "llama2_70b_lora"], None, "training-4.1.0"),  # 4.0 and 4.1 fit: no date, the newest
+    (["gpt3", "llama2_70b_lora"], "2024-05-20", "training-4.0.0"),
+    (["bert", "resnet"], "2021-06-01", "training-1.0.0"),  # 1.0 to 2.1 allow the same eight
+    (["bert", "resnet"], "2022-10-01", "training-2.1.0"),
+    (["bert", "resnet"], None, "training-4.0.0"),
+    (["retinanet"], "2025-10-01", "training-5.1.0"),
+    (["maskrcnn", "gnn"], "2023-10-01", "training-3.1.0"),  # no round has both: the most, then the date
+])
+def test_infer_from_benchmarks_and_the_newest_run(tmp_path, benchmarks, day, expected) -> None:
+    logs = []
+    if day:
+        when = datetime.datetime.fromisoformat(day).replace(tzinfo=datetime.timezone.utc).timestamp() * 1000
+        log = tmp_path / "result_0.txt"
+        log.write_text(':::MLLOG {"key": "init_start", "value": null, "time_ms": %d, "event_type": "INTERVAL_START", '
+                       '"metadata": {}}\n' % when)
+        logs = [log]
+    inference = rulesets.infer(benchmarks, logs)
+    assert inference.ruleset == expected, inference.reason
+    assert expected.split("-", 1)[1] in inference.reason
+
+
+def test_a_clock_in_the_future_or_a_broken_record_dates_nothing(tmp_path) -> None:
+    log = tmp_path / "result_0.txt"
+    log.write_text(':::MLLOG {"key": "x", "time_ms": 9999999999999}\n:::MLLOG [[[[\n:::MLLOG ' + "[" * 5000 + "\n")
+    inference = rulesets.infer(["bert"], [log])
+    assert inference.dated is None and "no log gives a date" in inference.reason
+
+
+@pytest.mark.sample
+def test_the_real_samples_are_recognised(sample) -> None:
+    assert infer_round(discover(sample)).ruleset == "training-4.1.0"
+    # NVIDIA's v4.1 package reuses runs logged in April 2024; its newest run dates it
+    assert infer_round(discover(sample / "NVIDIA")).ruleset == "training-4.1.0"
+    if POWER_SAMPLE.is_dir():
+        assert infer_round(discover(POWER_SAMPLE)).ruleset == "training-5.0.0"
+
+
+def test_auto_is_said_and_a_named_ruleset_is_kept(host) -> None:
+    report = check(FIXTURES / "clean", Config(cache_dir=None), host)
+    assert report.ruleset == "training-4.1.0"
+    assert any(note.startswith("ruleset training-4.1.0 inferred (--ruleset auto)") for note in report.config.notes)
+    named = resolve_ruleset(discover(FIXTURES / "clean"), Config(ruleset="training-4.0.0"))
+    assert named.ruleset == "training-4.0.0" and not named.notes
+
+
+def test_json_report_names_the_resolved_ruleset(cli) -> None:
+    report = json.loads(cli("check", str(FIXTURES / "clean"), "--format", "json").out)
+    assert report["ruleset"] == "training-4.1.0" and report["config"]["ruleset"] == "training-4.1.0"
+
+
+def test_cross_round_rule_files_are_followed() -> None:
+    """4.0.0's closed_resnet enqueues training_3.1.0/closed_resnet_{}.yaml (the official checker follows it)."""
+    files = compliance.rule_files_of_round("4.0.0")
+    assert ("3.1.0", "closed_resnet_sgd") in files and ("3.1.0", "closed_resnet_lars") in files
+    assert ("1.0.0", "open_bert") in compliance.rule_files_of_round("1.1.0")
+    assert rulesets.version_of("training_3.1.0") == "3.1.0" and rulesets.version_of("training_0.7.0") is None
+    assert rulesets.version_of("../etc") is None
+
+
+@pytest.mark.parametrize("version", sorted(published_rounds()))
+def test_each_published_round_is_inferred_as_itself(version) -> None:
+    inference = infer_round(discover(published_rounds()[version]))
+    assert inference.ruleset == f"training-{version}.0", inference.reason
