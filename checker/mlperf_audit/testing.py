@@ -17,7 +17,7 @@ contents: text, or a list of events), optionally on top of a ``base`` folder (re
 file) that is copied first; then the ``package`` files are written, the ``remove`` paths deleted,
 and the ``edit`` substitutions made (``{files: GLOB, pattern: REGEX, replace: TEXT}``, regular
 expressions in multi-line mode); ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
-in order: each may give ``path``, ``line`` and ``message`` (a substring). An event is a key name,
+in order: each may give ``path``, ``line``, ``severity`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
 line written as is).
 
@@ -182,11 +182,14 @@ def assert_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -
             problems.append(f"finding {index}: expected line {want['line']}, got {got.line}")
         if "path" in want and want["path"] != got.path:
             problems.append(f"finding {index}: expected path {want['path']!r}, got {got.path!r}")
+        if "severity" in want and want["severity"] != got.severity.value:
+            problems.append(f"finding {index}: expected severity {want['severity']}, got {got.severity.value}")
         if "message" in want and str(want["message"]) not in got.message:
             problems.append(f"finding {index}: message {got.message!r} lacks {want['message']!r}")
     if problems:
         actual = yaml.safe_dump(
-            [{"path": f.path, "line": f.line, "message": f.message} for f in found], sort_keys=False
+            [{"path": f.path, "line": f.line, "severity": f.severity.value, "message": f.message} for f in found],
+            sort_keys=False
         )
         raise AssertionError(
             f"{case} ({case.source}):\n  " + "\n  ".join(problems) + f"\nActual findings:\n{actual}"

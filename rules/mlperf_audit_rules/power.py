@@ -69,6 +69,11 @@ class PowerFileNames(_PowerRule):
     Why it matters: the summarizer integrates every node file and adds every switch file; a
     missing or doubled file changes the energy.
 
+    Plots beside the measurements (`nodes_1_to_8.png`, any .png/.jpg/.svg/.pdf) are not
+    measurements and are not judged (PWR004 lists them as information). Files numbered 1..N
+    instead of 0..N-1 are a warning: the energy does not depend on the numbers, and the official
+    checker, which counts every file starting with `node` (plots included), may accept them.
+
     Example: `node_1.txt`, `node_2.txt` (no `node_0`), or `node_0.txt` and `node_0.log`.
 
     How to fix: name the files `node_0` ... `node_<N-1>` and `sw_0` ... `sw_<M-1>`.
@@ -82,7 +87,7 @@ class PowerFileNames(_PowerRule):
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         for run, files in sorted(power.items()):
             for kind in ("node", "sw"):
-                names = [name for name in files if name.startswith(kind)]
+                names = [name for name in files if name.startswith(kind) and not is_plot(name)]
                 indexes = []
                 for name in names:
                     match = _INDEX.match(name)
@@ -97,7 +102,23 @@ class PowerFileNames(_PowerRule):
                         f"{kind}_{', '.join(map(str, repeated))} repeated" if repeated else "",
                         f"{', '.join(f'{kind}_{i}' for i in out_of_range)} beyond {kind}_{len(names) - 1}"
                         if out_of_range else "") if part)
-                    yield self.finding(f"{kind} files of {run}: {detail}", path=f"{result.path}/power/{run}")
+                    severity = None
+                    if not repeated and sorted(indexes) == list(range(1, len(names) + 1)):
+                        # numbered 1..N: the energy is the same; the official checker counts plot
+                        # files such as nodes_1_to_8.png as node files and so may accept the folder
+                        severity = Severity.WARNING
+                        detail += " (numbered from 1; the energy does not depend on the numbers)"
+                    yield self.finding(f"{kind} files of {run}: {detail}", path=f"{result.path}/power/{run}",
+                                       severity=severity)
+
+
+#: Plots and documents beside the measurements (v4.0 Supermicro: `nodes_1_to_8.png`): not
+#: measurements, so neither their names nor their number are judged; the official checker accepts them.
+PLOT_SUFFIXES = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".pdf")
+
+
+def is_plot(name: str) -> bool:
+    return name.lower().endswith(PLOT_SUFFIXES)
 
 
 class PowerCountsDiffer(_PowerRule):
@@ -121,7 +142,8 @@ class PowerCountsDiffer(_PowerRule):
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         for kind in ("node", "sw"):
-            counts = {run: sum(1 for name in files if name.startswith(kind)) for run, files in power.items()}
+            counts = {run: sum(1 for name in files if name.startswith(kind) and not is_plot(name))
+                      for run, files in power.items()}
             if not counts:
                 continue
             usual = Counter(counts.values()).most_common(1)[0][0]
@@ -152,7 +174,10 @@ class PowerUnknownFile(_PowerRule):
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         for run, files in sorted(power.items()):
             for name in files:
-                if not name.startswith(("node", "sw")):
+                if is_plot(name):
+                    yield self.finding(f"plot {name!r} in power/{run} is not a measurement and is ignored",
+                                       path=f"{result.path}/power/{run}/{name}", severity=Severity.INFO)
+                elif not name.startswith(("node", "sw")):
                     yield self.finding(f"unexpected file {name!r} in power/{run}", path=f"{result.path}/power/{run}/{name}")
 
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from mlperf_audit import (BenchmarkResult, Finding, IssueRule, LogEvent, Rule, Run, Severity, SystemDescription,
                           hookimpl)
 from mlperf_audit.discovery import Code
 from mlperf_audit.engine import CheckContext
 from mlperf_audit_rules import schemas
+from mlperf_audit_rules.history import LaterCheck, later_check
 
 SCHEMA = "system_description.schema.json"
 
@@ -49,6 +50,10 @@ class SystemSchema(Rule):
 
     Example: `"status": "available"`, `"number_of_nodes": "1-2"`, no `cooling`.
 
+    `status` follows the rules of the round: unchecked before 4.0, a lenient list in any case in
+    4.0 (`onprem`, `cloud`, `available`, ...; the exact wording starts at 4.1, mlperf-logging
+    191ed2c), exact from 4.1. A status that only a later rule rejects is information naming it.
+
     How to fix: correct the field named in the finding.
     """
 
@@ -63,8 +68,31 @@ class SystemSchema(Rule):
             return
         for error in schemas.errors(SCHEMA, system.data):
             field = schemas.field_of(error)
-            yield self.finding(f"{field}: {schemas.describe(error)}", path=system.path,
-                               line=system.field_lines.get(field))
+            message = f"{field}: {schemas.describe(error)}"
+            later = _status_rule_later(system.data, field, context.ruleset)
+            yield self.finding(f"{message}; {later.note(context.ruleset)}" if later else message, path=system.path,
+                               line=system.field_lines.get(field), severity=Severity.INFO if later else None)
+
+
+#: The `status` values accepted before the exact wording was required (mlperf-logging 9d75268).
+LENIENT_STATUS = frozenset({
+    "available on-premise", "onprem", "available", "available onprem", "available cloud", "cloud",
+    "research, development, or internal (rdi)", "rdi", "research", "development", "internal", "preview",
+})
+
+
+def _status_rule_later(data: Any, field: str, ruleset: str) -> LaterCheck | None:
+    """The later check that a wrong `status` breaks, when the round predates it: none before 4.0
+    (no status check), the lenient list in 4.0 (the exact wording starts at 4.1)."""
+    if field != "status" or not isinstance(data, dict):
+        return None
+    enforced = later_check("status-enforced", ruleset)
+    if enforced is not None:
+        return enforced
+    status = data.get("status")
+    if isinstance(status, str) and (status in LENIENT_STATUS or status.lower() in LENIENT_STATUS):
+        return later_check("status-exact-wording", ruleset)
+    return None
 
 
 def _values(result: BenchmarkResult, key: str) -> list[tuple[Run, LogEvent]]:
