@@ -169,6 +169,10 @@ class NodeCountMismatch(Rule):
     Why it matters: the node count sets the accelerator count that every published table and
     every "per accelerator" comparison uses.
 
+    A platform that counts accelerators instead (`2xA5000`: the count equals the system's
+    accelerators and the name is part of `accelerator_model_name`, "NVIDIA RTX A5000") is not a
+    node count.
+
     Example: `submission_platform: "8xDGX H100"` with `"number_of_nodes": "1"`.
 
     How to fix: run on the described system, or correct the description.
@@ -186,11 +190,26 @@ class NodeCountMismatch(Rule):
         if nodes is None or not str(nodes).strip().isdigit():
             return
         for run, event in _values(result, "submission_platform"):
-            match = re.match(r"^(\d+)x", str(event.value))
+            match = re.match(r"^(\d+)x(.*)$", str(event.value))
+            if match and _counts_accelerators(match.group(2), int(match.group(1)), description):
+                continue
             if match and int(match.group(1)) != int(str(nodes).strip()):
                 yield self.finding(f"submission_platform {event.value!r} names {match.group(1)} node(s), the system "
                                    f"description {nodes}", path=run.path, line=event.line)
                 return
+
+
+def _counts_accelerators(name: str, count: int, description: Any) -> bool:
+    """`<count>x<name>` names the system's accelerators: the count is their total and the name is
+    part of the accelerator model's name."""
+    try:
+        total = int(str(description.get("number_of_nodes")).strip()) * int(
+            str(description.get("accelerators_per_node")).strip())
+    except (TypeError, ValueError):
+        return False
+    model = str(description.get("accelerator_model_name") or "").lower()
+    name = name.strip().lower()
+    return count == total and len(name) >= 2 and name in model
 
 
 RULES: list[type[Rule]] = [SystemJsonInvalid, SystemSchema, DivisionMismatch, SubmitterMismatch, NodeCountMismatch]
