@@ -60,10 +60,10 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
+    config = resolve_ruleset(tree, config)  # from the whole repository, even when some submitters are checked
     if submitters is not None:
         wanted = set(submitters)
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
-    config = resolve_ruleset(tree, config)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs)
     if outcome.parallel_fallback:
