@@ -8,7 +8,7 @@ the first of each, as the official result summarizer does. These rules look at f
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from mlperf_audit import Finding, LogEvent, Rule, Run, Severity, hookimpl
 from mlperf_audit.engine import CheckContext
@@ -363,7 +363,8 @@ class IntervalPairing(Rule):
     What it checks: in file order, every `block_start`, `epoch_start` and `eval_start` is followed by
     its `*_stop` before the next start of the same kind, and no `*_stop` comes without a start. An
     interval left open at the end is allowed (the official rules accept a run that ends inside an
-    epoch).
+    epoch). Evaluations that name their epoch (`epoch_num`) pair by it and may overlap: an
+    asynchronous evaluation of epoch N runs while epoch N+1 trains.
 
     Why it matters: the official checker does not pair intervals; a start without a stop, or two
     overlapping evaluations, means the log was assembled from several runs or ranks, and the
@@ -382,18 +383,36 @@ class IntervalPairing(Rule):
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         for kind in ("block", "epoch", "eval"):
-            opened: LogEvent | None = None
+            # evaluations may run asynchronously (v4.1 NVIDIA ssd evaluates epoch N while epoch N+1
+            # trains): those that name their epoch pair by it, and may overlap
+            by_epoch = kind == "eval"
+            opened: dict[Any, LogEvent] = {}
             for event in run.events:
                 if event.key == f"{kind}_start":
-                    if opened is not None:
+                    name = _epoch_of(event) if by_epoch else None
+                    earlier = opened.get(name) if name is not None else next(iter(opened.values()), None)
+                    if earlier is not None and (name is not None or not by_epoch or _epoch_of(earlier) is None):
                         yield self.finding(f"{kind}_start at line {event.line} while the {kind} started at line "
-                                           f"{opened.line} is still open", path=run.path, line=event.line)
-                    opened = event
+                                           f"{earlier.line} is still open", path=run.path, line=event.line)
+                    if name is None:
+                        opened.clear()
+                    opened[name] = event
                 elif event.key == f"{kind}_stop":
-                    if opened is None:
+                    name = _epoch_of(event) if by_epoch else None
+                    if name is not None and name in opened:
+                        del opened[name]
+                    elif name is None and opened:
+                        opened.popitem()
+                    else:
                         yield self.finding(f"{kind}_stop at line {event.line} without a {kind}_start",
                                            path=run.path, line=event.line)
-                    opened = None
+                        opened.pop(None, None)
+
+
+def _epoch_of(event: LogEvent) -> Any:
+    """The epoch an evaluation interval names (metadata `epoch_num`), hashable, or None."""
+    value = event.metadata.get("epoch_num")
+    return value if isinstance(value, (int, float, str)) and not isinstance(value, bool) else None
 
 
 RULES: list[type[Rule]] = [

@@ -138,6 +138,9 @@ class SubmitterMismatch(Rule):
     Why it matters: OEMs reuse logs of another submitter's runs (mlcommons/logging#241); a result
     must come from the submitter who publishes it.
 
+    Names are compared regardless of case, spaces and punctuation; the reference launchers'
+    unset default, `SUBMISSION_ORG_PLACEHOLDER`, is information (no evidence either way).
+
     Example: `submission_org: "NVIDIA"` in `Dell/results/...`.
 
     How to fix: submit your own runs, or correct `submission_org` in the launcher.
@@ -154,10 +157,26 @@ class SubmitterMismatch(Rule):
         named = (result.submitter, description.get("submitter") if description else None)
         expected = {name for name in named if isinstance(name, str) and name}
         for run, event in _values(result, "submission_org"):
-            if expected and (not isinstance(event.value, str) or event.value not in expected):
-                yield self.finding(f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}",
-                                   path=run.path, line=event.line)
+            if expected and not (isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)):
+                placeholder = event.value == PLACEHOLDER
+                yield self.finding(
+                    f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}"
+                    + (": the reference launchers' default, never set (no sign of another submitter's runs)"
+                       if placeholder else ""),
+                    path=run.path, line=event.line, severity=Severity.INFO if placeholder else None)
                 return  # one per folder: the runs of a folder share a launcher
+
+
+#: What the reference launchers log until a submitter sets submission_org.
+PLACEHOLDER = "SUBMISSION_ORG_PLACEHOLDER"
+
+
+def _same_org(logged: str, name: str) -> bool:
+    """The same organisation, however written: case, spaces and punctuation aside ('KRAI' and
+    'Krai', 'Juniper Networks' and 'JuniperNetworks'), or the logged words all in the name
+    ('Clemson Research Computing and Data' in 'Clemson University Research Computing and Data')."""
+    words = [re.findall(r"[a-z0-9]+", text.casefold()) for text in (logged, name)]
+    return bool(words[0]) and ("".join(words[0]) == "".join(words[1]) or set(words[0]) <= set(words[1]))
 
 
 class NodeCountMismatch(Rule):
