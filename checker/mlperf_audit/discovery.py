@@ -326,10 +326,14 @@ def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
                 systems.append(_system_description(walker, entry, name))
     benchmarks: list[BenchmarkFolder] = []
     system_dirs: list[str] = []
+    # the submitter's own file: its lines are the flags the round's verify script passes to the
+    # package checker for every folder (rcp_bypass, rcp_bert_train_samples in rounds 2.0 to 3.0)
+    flags = tuple(_params(f, "submitter", every_line=True) for f in walker.list(folder).files
+                  if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
     if walker.is_dir(walker.join(folder, "results")):
         for system_name, system_folder in walker.list(walker.join(folder, "results")).dirs:
             system_dirs.append(system_name)
-            benchmarks.extend(_benchmarks(walker, system_folder, name, system_name))
+            benchmarks.extend(_benchmarks(walker, system_folder, name, system_name, flags))
     source_dirs, implementations = _implementations(walker, walker.join(folder, "benchmarks"))
     walker.hygiene(folder)
     return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs),
@@ -370,9 +374,11 @@ def _collect(walker: _Walker, folder: Any, depth: int, files: list[FileEntry]) -
     return False
 
 
-def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str) -> list[BenchmarkFolder]:
+def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str,
+                submitter_params: tuple[CheckerParams, ...] = ()) -> list[BenchmarkFolder]:
     listing = walker.list(system_folder)
-    params = tuple(_params(f, "system") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
+    params = submitter_params + tuple(
+        _params(f, "system") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
     return [
         _benchmark_folder(walker, bench_folder, submitter, system, bench_name, params)
         for bench_name, bench_folder in listing.dirs
@@ -405,7 +411,7 @@ def _benchmark_folder(
     return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params, power)
 
 
-def _params(entry: FileEntry, level: str) -> CheckerParams:
+def _params(entry: FileEntry, level: str, every_line: bool = False) -> CheckerParams:
     try:
         with open_binary(entry.fs_path) as stream:
             text = stream.read(MAX_PARAMS_BYTES).decode("utf-8", errors="replace")
@@ -416,7 +422,8 @@ def _params(entry: FileEntry, level: str) -> CheckerParams:
         for number, line in enumerate(text.splitlines(), 1)
         if line.split("#", 1)[0].strip()
     )
-    official = frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r")))
+    official = (frozenset(directive for _, directive in lines) if every_line else
+                frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r"))))
     return CheckerParams(entry.path, level, lines, official)
 
 

@@ -121,7 +121,7 @@ class FileEntry:
 
 @dataclass(frozen=True, slots=True)
 class CheckerParams:
-    """A `package_checker_params` file (system or benchmark level): one directive per line.
+    """A `package_checker_params` file (submitter, system or benchmark level): one directive per line.
 
     `lines` holds (line number, directive) for every non-blank line, stripped, comments (`#`)
     removed; `official` holds the directives the official package checker honours, which compares
@@ -129,7 +129,7 @@ class CheckerParams:
     """
 
     path: str
-    level: str  # "system" or "benchmark"
+    level: str  # "submitter" (its lines are the verify script's flags), "system" or "benchmark"
     lines: tuple[tuple[int, str], ...]
     official: frozenset[str] = frozenset()
 
@@ -144,7 +144,7 @@ class BenchmarkFolder:
     path: str
     result_files: tuple[FileEntry, ...]
     other_files: tuple[FileEntry, ...] = ()
-    params: tuple[CheckerParams, ...] = ()  # system level first, then benchmark level
+    params: tuple[CheckerParams, ...] = ()  # submitter level first, then system, then benchmark level
     #: (power/<run>/, its file names) pairs; None: no power/. Plain tuples: a folder crosses process boundaries.
     power: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 

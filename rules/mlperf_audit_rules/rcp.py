@@ -34,6 +34,8 @@ from mlperf_audit.engine import CheckContext
 
 NOT_CONVERGED = 1e9
 BYPASS = "rcp-bypass"
+#: Benchmark folders the official package checker runs no RCP check on (`benchmark != 'minigo'`).
+NO_RCP_CHECK = {"minigo"}
 #: Benchmarks whose convergence point is `samples_count` (mirrors `read_submission_file`).
 SAMPLES_BENCHMARKS = {"llama2_70b_lora", "flux1", "llama31_405b", "llama31_8b", "gpt_oss_20b", "deepseekv3_671b",
                       "qwen35_397b_grpo", "dlrmv4"}
@@ -55,7 +57,9 @@ class RunConvergence:
         return self.point != NOT_CONVERGED
 
 
-def run_convergence(run: Run, version: str) -> RunConvergence:
+def run_convergence(run: Run, version: str, train_samples: bool = False) -> RunConvergence:
+    """The run's convergence point as the official reader reads it; with `train_samples` (the
+    package checker's `--rcp_bert_train_samples`), a bert run's point is its last `train_samples`."""
     batch_size: Any = -1
     benchmark: Any = None
     point: Any = None
@@ -68,7 +72,10 @@ def run_convergence(run: Run, version: str) -> RunConvergence:
                 batch_size = event.value
             elif event.key == "submission_benchmark":
                 benchmark = event.value
-            if event.key in ("eval_accuracy", "eval_error"):
+            if train_samples and benchmark == "bert":
+                if event.key == "train_samples":
+                    point = event.value
+            elif event.key in ("eval_accuracy", "eval_error"):
                 if benchmark == "stable_diffusion":
                     sd_evals[event.metadata[step_unit]][event.metadata["metric"]] = event.value
                 elif benchmark in SAMPLES_BENCHMARKS:
@@ -240,8 +247,10 @@ def _num(value: Any) -> str:
     return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
-def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str | None = None) -> Verdict:
-    runs = [run_convergence(run, version) for run in result.runs]
+def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str | None = None,
+             train_samples: bool = False) -> Verdict:
+    train_samples = train_samples or _epochs_do_not_progress(result)
+    runs = [run_convergence(run, version, train_samples) for run in result.runs]
     batch_sizes = {repr(r.batch_size) for r in runs}
     benchmarks = {repr(r.benchmark) for r in runs}  # repr: the logs may hold a list or a dict here
     batch = runs[0].batch_size
@@ -258,6 +267,8 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str
         return Verdict("Cannot find any RCPs", False, batch_size=batch_size, runs=runs)
     if not official_run_count_known(benchmark):
         return Verdict(NO_RUN_COUNT, False, batch_size=batch_size, runs=runs)
+    if len(runs) <= 2 * drop:  # olympic scoring leaves no run (PKG012 reports the missing ones)
+        return Verdict(TOO_FEW_RUNS, False, batch_size=batch_size, runs=runs)
     checker = reference(version, benchmark, cache_dir)
     points = sorted(r.point for r in runs)
     mean = float(np.mean(points[drop:len(points) - drop]))
@@ -288,6 +299,23 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str
     return verdict
 
 
+#: The verdict where olympic scoring leaves no run to average.
+TOO_FEW_RUNS = "Too few runs for an RCP mean"
+
+
+def _epochs_do_not_progress(result: BenchmarkResult) -> bool:
+    """bert logs whose evaluations all say the same `epoch_num` (NVIDIA-derived 1.0/1.1 logs write 1)
+    but which log `train_samples`: the reviewers of those rounds ran the RCP check with
+    `--rcp_bert_train_samples` (a command-line option then, recorded nowhere in the package)."""
+    if result.benchmark != "bert":
+        return False
+    for run in result.runs:
+        epochs = {repr(e.metadata.get("epoch_num")) for e in run.all("eval_accuracy")}
+        if len(run.all("eval_accuracy")) < 2 or len(epochs) != 1 or run.first("train_samples") is None:
+            return False
+    return bool(result.runs)
+
+
 #: The verdict where the pinned RCP checker has RCPs for a benchmark but no run count (it raises KeyError).
 NO_RUN_COUNT = "The official RCP checker has no run count for this benchmark"
 
@@ -309,16 +337,27 @@ def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str,
 
 
 def bypass_in_force(result: BenchmarkResult) -> bool:
-    return any(directive == BYPASS for params in result.folder.params for _, directive in params.lines)
+    return _directive(result, BYPASS, "rcp_bypass")
+
+
+def train_samples_in_force(result: BenchmarkResult) -> bool:
+    """The submitter's flags ask for bert's convergence in training samples (`rcp_bert_train_samples`)."""
+    return _directive(result, None, "rcp_bert_train_samples")
+
+
+def _directive(result: BenchmarkResult, directive: str | None, flag: str) -> bool:
+    """A system- or benchmark-level directive, or the submitter-level flag of the verify script."""
+    return any((params.level == "submitter" and line == flag) or (params.level != "submitter" and line == directive)
+               for params in result.folder.params for _, line in params.lines)
 
 
 def verdict_for(result: BenchmarkResult, context: CheckContext) -> Verdict | None:
     """The RCP verdict of a closed benchmark folder (None where no RCP check applies)."""
-    if context.division_of(result) != "closed" or not result.runs:
+    if context.division_of(result) != "closed" or not result.runs or result.benchmark in NO_RCP_CHECK:
         return None
     version = context.ruleset.split("-", 1)[1]
     return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result),
-                                                             context.config.cache_dir))
+                                                             context.config.cache_dir, train_samples_in_force(result)))
 
 
 class _RcpRule(Rule):
