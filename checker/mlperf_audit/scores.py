@@ -2,7 +2,9 @@
 
 The numbers come from the `mlperf_audit_score_benchmark` hook (the built-in implementation is
 `mlperf_audit_rules.scoring`); this module holds the model and renders it: a text table, JSON
-(schema_version 1) and the official summarizer's two CSV tables with their column names.
+(schema_version 1) and the official summarizer's two CSV tables with their column names. Energy
+(power submissions: a benchmark folder with `power/`) is in joules, per run and per result (the
+detailed table's `<benchmark>:Energy` column).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class RunScore:
     minutes: float | None  # None when the run has no usable time-to-train
     status: str  # "ok", or why the run counts as the slowest ("non-compliant: ...")
     units: float | None = None  # its convergence point (samples, tokens or epochs) when it converged
+    energy_joules: float | None = None  # energy over its time-to-train (power submissions), None without
 
     @property
     def counted(self) -> bool:
@@ -89,6 +92,9 @@ class BenchmarkScore:
     dropped: tuple[str, ...] = ()  # runs removed by olympic scoring (file names)
     note: str = ""
     system_info: dict[str, Any] = field(default_factory=dict)  # summarizer columns from the description
+    #: the summarizer's Energy column: the olympic mean of the kept runs' energies times the scaling
+    #: factor, in joules; None without power measurements
+    energy_joules: float | None = None
 
     @property
     def division(self) -> str | None:
@@ -114,10 +120,12 @@ class BenchmarkScore:
             "availability": self.system_info.get("availability"),
             "accelerator": self.system_info.get("accelerator_model_name"),
             "accelerators": self.accelerators,
-            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status, "units": r.units} for r in self.runs],
+            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status, "units": r.units,
+                      "energy_joules": r.energy_joules} for r in self.runs],
             "required_runs": self.required_runs,
             "dropped": list(self.dropped),
             "score_minutes": self.score_minutes,
+            "energy_joules": self.energy_joules,
             "rcp_factor": self.rcp_factor,
             "scaling_factor": self.scaling_factor,
             "rcp_status": self.rcp_status,
@@ -143,6 +151,10 @@ def render_json(scores: Iterable[BenchmarkScore], ruleset: str, extra: dict[str,
 
 def _minutes(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
+
+
+def _kilojoules(value: float | None) -> str:
+    return "-" if value is None else f"{value / 1000:.1f}"
 
 
 def render_text(scores: list[BenchmarkScore]) -> str:
@@ -171,6 +183,9 @@ def render_text(scores: list[BenchmarkScore]) -> str:
         )
         lines.append(f"\n{s.path}: {times}")
         lines.append(f"  spread: {s.spread.describe()}")
+        if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
+            per_run = ", ".join(f"{r.file.rsplit('/', 1)[-1][:-4]} {_kilojoules(r.energy_joules)}" for r in s.runs)
+            lines.append(f"  energy (kJ): {_kilojoules(s.energy_joules)} per result; {per_run}")
         if s.note:
             lines.append(f"  note: {s.note}")
     return "\n".join(lines) + "\n"
@@ -215,6 +230,7 @@ def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
         if s.benchmark in benchmarks:
             wide[s.benchmark] = s.score_minutes
             detail[f"{s.benchmark}:time_to_train"] = s.score_minutes
+            detail[f"{s.benchmark}:Energy"] = s.energy_joules
             detail[f"{s.benchmark}:GBS"] = s.gbs
             detail[f"{s.benchmark}:samples_to_converge"] = s.samples_to_converge
             detail[f"{s.benchmark}:RCP"] = s.rcp_status

@@ -11,18 +11,41 @@ the `scaling.json` that the package checker wrote).
 Where the rules and the official summarizer disagree, the score follows the rules and the note
 says so: a run whose `run_stop` status is not `success`, or whose time-to-train is negative, is
 counted as failed (the official summarizer counts its time).
+
+Energy (a benchmark folder with a `power/` folder), as `_compute_total_power` computes it: a run's
+energy in joules is the sum over `power/<run>/node_*.txt` of `conversion_eff * sum(power_reading
+W * ms since the previous reading) * time-to-train ms / (power_measurement_stop -
+power_measurement_start ms) / 1000` (the node's mean power over its measurement window times the
+time-to-train), plus over `power/<run>/sw_*.txt` of `conversion_eff * interconnect_power_est W *
+time-to-train ms / 1000`. The energy score is the mean energy of the runs the olympic time score
+keeps (runs ordered by time-to-train), times the same scaling factor. Files and tied runs are added
+in the order the folder lists them, as the summarizer's `glob` does, so the floating-point sums
+are the official ones to the last bit (in an archive, in name order). Power logs are read as the
+official parser reads them (`read_power_log`), not with the stricter result-log parser. Where the
+summarizer stops with an exception (no node file, no power_measurement_start, an empty window, a
+reading that is not a number), the run has no energy and the result no energy score; the note
+says why.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import io
+import json
+import os
+import posixpath
 import re
-from typing import Any
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from mlperf_audit import BenchmarkResult, Run, Severity, hookimpl, rulesets
+from mlperf_audit.archives import ArchiveMember
 from mlperf_audit.engine import CheckContext
-from mlperf_audit.model import natural_key
+from mlperf_audit.model import natural_key, open_binary
+from mlperf_audit.parser import MAX_FILE_BYTES
 from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
@@ -31,8 +54,8 @@ NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
 
 
-def time_to_train(run: Run) -> float | None:
-    """Minutes between run_start and run_stop, read as `_query_run_start_stop` reads them."""
+def time_to_train_ms(run: Run) -> float | None:
+    """Milliseconds between run_start and run_stop, read as `_query_run_start_stop` reads them."""
     start = stop = None
     for event in run.events:
         if event.key == "run_start":
@@ -43,7 +66,13 @@ def time_to_train(run: Run) -> float | None:
             break
     if start is None or stop is None:
         return None
-    return (float(stop) - float(start)) / 60 / 1000
+    return float(stop) - float(start)
+
+
+def time_to_train(run: Run) -> float | None:
+    """Minutes between run_start and run_stop, read as `_query_run_start_stop` reads them."""
+    milliseconds = time_to_train_ms(run)
+    return None if milliseconds is None else milliseconds / 60 / 1000
 
 
 def official_failure(run: Run, context: CheckContext, version: str) -> str | None:
@@ -92,6 +121,190 @@ def olympic(runs: list[RunScore], drop: int) -> tuple[float | None, tuple[str, .
     if not kept:
         return None, names
     return sum(m for m, _ in kept) * 1.0 / len(kept), names
+
+
+class EnergyError(ValueError):
+    """Why a run's energy cannot be computed (the official summarizer stops with an exception there)."""
+
+
+POWER_TOKEN = ":::MLLOG "
+
+
+@dataclass(frozen=True, slots=True)
+class PowerRecord:
+    """One record of a power log, as the official reader (`mlp_parser`) keeps it."""
+
+    line: int  # 1-based physical line
+    time_ms: float
+    key: Any
+    value: Any
+
+
+def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
+    """The records of a `node_*` or `sw_*` power log, in file order, read as the official parser
+    reads them (not as result logs are: it is more lenient, and the energy must be its energy):
+    latin-1 text, the JSON after the last `:::MLLOG ` of a line, `time_ms` anything `float()` takes;
+    a line that is not JSON, or whose `time_ms` `float()` refuses, is skipped. A record the official
+    parser stops at (not an object, a field missing, a `time_ms` of the wrong type) raises EnergyError."""
+    try:
+        with open_binary(source) as stream:
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise EnergyError(f"cannot read {shown}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise EnergyError(f"{shown} is larger than {MAX_FILE_BYTES >> 20} MiB; not read")
+    records: list[PowerRecord] = []
+    # universal newlines, as the official `open(..., encoding='latin-1')`
+    for number, line in enumerate(io.TextIOWrapper(io.BytesIO(data), encoding="latin-1"), 1):
+        at = line.rfind(POWER_TOKEN)
+        if at < 0:
+            continue
+        try:
+            record = json.loads(line[at + len(POWER_TOKEN):].strip())
+        except ValueError:
+            continue
+        except RecursionError:
+            raise EnergyError(f"line {number} of {shown} nests JSON too deeply to read") from None
+        try:
+            time_ms = float(record["time_ms"])
+        except ValueError:
+            continue
+        except (KeyError, TypeError, IndexError, OverflowError):
+            raise EnergyError(f"line {number} of {shown} has no usable time_ms") from None
+        if not all(name in record for name in ("key", "value", "metadata")):
+            raise EnergyError(f"line {number} of {shown} lacks key, value or metadata") from None
+        records.append(PowerRecord(number, time_ms, record["key"], record["value"]))
+    return records
+
+
+def _number(record: PowerRecord, shown: str) -> float:
+    if not isinstance(record.value, (int, float)):
+        raise EnergyError(f"{record.key} at line {record.line} of {shown} is not a number: {record.value!r}"[:200])
+    return record.value
+
+
+def node_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log") -> float:
+    """Joules of one node over the time-to-train, as `_compute_power_node`: its readings (watts)
+    integrated from power_measurement_start on (each over the time since the previous one, in time
+    order, until power_measurement_stop), divided by the measurement window, times time-to-train
+    and the last `conversion_eff`."""
+    previous = last = start = stop = 0.0
+    total: float = 0
+    efficiency: float = 1.0
+    started = stopped = False
+    for record in sorted(records, key=lambda r: r.time_ms):  # stable, as the official list.sort
+        if record.key == "power_measurement_start":
+            start = previous = record.time_ms
+            started = True
+        if record.key == "power_reading" and started and not stopped:
+            total += _number(record, shown) * (record.time_ms - previous)
+            previous = record.time_ms
+            last = max(last, record.time_ms)
+        if record.key == "power_measurement_stop":
+            stop = record.time_ms
+            stopped = True
+        if record.key == "conversion_eff":
+            efficiency = _number(record, shown)
+    if not started:
+        raise EnergyError(f"no power_measurement_start record in {shown}")
+    if not stopped:
+        stop = last  # the summarizer takes the last reading (0 without one) as the stop
+    if stop == start:
+        raise EnergyError(f"the power measurement window of {shown} is empty")
+    return efficiency * total * ttt_ms / (stop - start) / 1000
+
+
+def switch_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log") -> float:
+    """Joules of one switch over the time-to-train, as `_compute_power_sw`: its first
+    `interconnect_power_est` (watts; 0 without one) times time-to-train and the `conversion_eff`
+    logged before it."""
+    power: float = 0
+    efficiency: float = 1.0
+    for record in records:  # file order
+        if record.key == "conversion_eff":
+            efficiency = _number(record, shown)
+        if record.key == "interconnect_power_est":
+            power = _number(record, shown)
+            break
+    return efficiency * power * ttt_ms / 1000
+
+
+def listing_order(folder: Path | None, names: Iterable[str]) -> list[str]:
+    """`names` in the order the file system lists `folder` (what `glob` returns, so what the official
+    summarizer iterates and adds in); names it does not list, or all of them when `folder` is not
+    on disk (an archive), follow in their given order."""
+    names = list(names)
+    listed: list[str] = []
+    if folder is not None:
+        try:
+            listed = os.listdir(folder)
+        except OSError:
+            pass
+    position = {name: index for index, name in enumerate(listed)}
+    return sorted(names, key=lambda name: position.get(name, len(position)))
+
+
+def _benchmark_dir(result: BenchmarkResult) -> Path | None:
+    """The benchmark folder on disk (found next to its result files); None in an archive or without runs."""
+    if not result.folder.result_files or isinstance(result.folder.result_files[0].fs_path, ArchiveMember):
+        return None
+    return Path(result.folder.result_files[0].fs_path).parent
+
+
+def _sibling(result: BenchmarkResult, *parts: str) -> Any:
+    """Where to read `<benchmark folder>/<parts>`: a path on disk, or an archive member (None if absent)."""
+    folder = _benchmark_dir(result)
+    if folder is not None:
+        return folder.joinpath(*parts)
+    anchor = result.folder.result_files[0].fs_path
+    name = posixpath.join(posixpath.dirname(anchor.name), *parts)
+    return anchor.archive.member(name) if name in anchor.archive.files else None
+
+
+def run_energy(result: BenchmarkResult, run: Run) -> float:
+    """The run's energy in joules, from `power/<run>/node_*.txt` and `sw_*.txt` (`_compute_total_power`).
+
+    Raises EnergyError when it cannot be computed."""
+    ttt_ms = time_to_train_ms(run)
+    if ttt_ms is None:
+        raise EnergyError("no time-to-train")
+    folder = run.name.split(".")[0]  # as the summarizer: result_0.txt -> power/result_0/
+    files = dict(result.folder.power or ()).get(folder)
+    if files is None:
+        raise EnergyError(f"no power/{folder}/ folder")
+    base = _benchmark_dir(result)
+    ordered = listing_order(base / "power" / folder if base is not None else None, files)
+    nodes = fnmatch.filter(ordered, "node_*.txt")
+    if not nodes:
+        raise EnergyError(f"no power/{folder}/node_*.txt file")
+    total: float = 0
+    for pattern, energy in (("node_*.txt", node_energy), ("sw_*.txt", switch_energy)):
+        for name in fnmatch.filter(ordered, pattern):
+            shown = f"power/{folder}/{name}"
+            source = _sibling(result, "power", folder, name)
+            if source is None:
+                raise EnergyError(f"cannot read {shown}")
+            try:
+                total += energy(read_power_log(source, shown), ttt_ms, shown)
+            except ArithmeticError as error:  # a number too large for a float
+                raise EnergyError(f"{shown}: {error}") from None
+    return total
+
+
+def olympic_energy(runs: list[RunScore], drop: int, order: Sequence[str]) -> float | None:
+    """The mean energy of the runs the olympic time score keeps (`_index_olympic_average`); None when
+    there is no time score or a counted run has no energy. `order` names the result files in the
+    order the folder lists them: it breaks ties of time-to-train as the summarizer's does."""
+    counted = [r for r in runs if r.counted and r.minutes is not None]
+    failed = len(runs) - len(counted)
+    if failed > drop or any(r.energy_joules is None for r in counted):
+        return None
+    position = {name: index for index, name in enumerate(order)}
+    ranked = sorted(counted, key=lambda r: (r.minutes, position.get(r.file.rsplit("/", 1)[-1], len(position))))
+    kept = [r.energy_joules for r in ranked[drop:len(ranked) - (drop - failed)] if r.energy_joules is not None]
+    if not kept:
+        return None
+    return sum(kept) * 1.0 / len(kept)
 
 
 def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any]:
@@ -145,6 +358,21 @@ def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str,
     return status, float(unbypassed.batch_size), samples
 
 
+def _with_energies(result: BenchmarkResult, runs: list[RunScore]) -> tuple[list[RunScore], str | None]:
+    """The runs with their energies, and a note naming the counted runs that have none."""
+    scored: list[RunScore] = []
+    problems: list[str] = []
+    for run, score in zip(result.runs, runs):
+        try:
+            scored.append(replace(score, energy_joules=run_energy(result, run)))
+        except EnergyError as error:
+            scored.append(score)
+            if score.counted:
+                problems.append(f"{run.name} ({error})")
+    note = f"no energy score: no energy for {'; '.join(problems)}" if problems else None
+    return scored, note
+
+
 @hookimpl
 def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext) -> BenchmarkScore:
     round_ = rulesets.get(context.ruleset)
@@ -162,6 +390,13 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     scaling = verdict.scaling_factor if verdict is not None else 1.0
     rcp_factor = verdict.factor if verdict is not None else 1.0
     score = mean * scaling if mean is not None else None
+    energy = None
+    if result.folder.power is not None:
+        runs, energy_note = _with_energies(result, runs)
+        mean_energy = olympic_energy(runs, drop, listing_order(_benchmark_dir(result), (r.name for r in result.runs)))
+        energy = mean_energy * scaling if mean_energy is not None else None
+        if energy_note:
+            notes.append(energy_note)
     rcp_status, gbs, samples = ("", None, None)
     if verdict is not None:
         rcp_status, gbs, samples = _rcp_columns(result, context, version, verdict)
@@ -202,4 +437,5 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         dropped=left_out,
         note="; ".join(notes),
         system_info=system_info(result, context),
+        energy_joules=energy,
     )
