@@ -20,7 +20,7 @@ CLEAN = FIXTURES / "clean"
 def test_every_later_check_names_its_rule_commit_and_round(host) -> None:
     codes = {rule.code for rule in host.rules}
     for check_id, entry in later_checks().items():
-        assert entry.rule in codes and entry.commit and entry.date[:2] == "20" and entry.since.startswith("training-")
+        assert any(code.startswith(entry.rule) for code in codes) and entry.commit and entry.date[:2] == "20" and entry.since.startswith("training-")
     assert later_check("seed-always-logged", "training-4.0.0") is not None
     assert later_check("seed-always-logged", "training-4.1.0") is None
     assert later_check("status-enforced", "training-3.1.0") is not None
@@ -78,3 +78,36 @@ def test_status_rule_of_the_round(tmp_path, host, value, ruleset, severity):
     target = _package(tmp_path, _status(value))
     found = [f for f in _findings(target, host, ruleset, "SYS002") if f.message.startswith("status")]
     assert found and {f.severity.value for f in found} == {severity}, [f.message for f in found]
+
+
+def _run(tmp_path, keys):
+    from mlperf_audit.parser import parse_log
+    log = tmp_path / "result_0.txt"
+    log.write_text("".join(':::MLLOG {"namespace": "", "time_ms": %d, "event_type": "POINT_IN_TIME", "key": "%s", '
+                           '"value": 1e-06, "metadata": {"file": "x.py", "lineno": 1}}\n' % (1700000000000 + i, key)
+                           for i, key in enumerate(keys)))
+    return parse_log(log, "result_0.txt")
+
+
+@pytest.mark.parametrize("ruleset, later", [
+    ("training-1.0.0", False), ("training-1.1.0", True), ("training-2.0.0", False)])
+def test_weights_initialization_failures_were_warnings_when_1_1_was_reviewed(tmp_path, ruleset, later):
+    from mlperf_audit_rules.compliance import Family, Message, later_rule
+    run = _run(tmp_path, ["run_start"])
+    for message in (Message(Family("closed_bert", "weights_initialization", "REQ"), "at least one ... found none"),
+                    Message(Family("closed_resnet", "*", "END"), "the END check `sorted(s['initialized_tensors']) == "
+                                                                  "sorted([...])` fails")):
+        found = later_rule(message, run, ruleset)
+        assert (found is not None) == later
+        if later:
+            assert found.commit == "4c04112" and "63c9709" in found.note(ruleset)
+    other_end = Message(Family("closed_resnet", "*", "END"), "the END check `s['x'] > 1` fails")
+    assert later_rule(other_end, run, ruleset) is None
+
+
+def test_bert_opt_epsilon_was_the_key_when_2_1_was_published(tmp_path):
+    from mlperf_audit_rules.compliance import Family, Message, later_rule
+    message = Message(Family("closed_bert", "opt_lamb_epsilon", "REQ"), "exactly one 'opt_lamb_epsilon' ... found 0")
+    assert later_rule(message, _run(tmp_path, ["opt_epsilon"]), "training-2.1.0").commit == "d82b94d"
+    assert later_rule(message, _run(tmp_path, ["seed"]), "training-2.1.0") is None  # the old rule fails too
+    assert later_rule(message, _run(tmp_path, ["opt_epsilon"]), "training-3.0.0") is None

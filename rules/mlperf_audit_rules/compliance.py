@@ -31,6 +31,8 @@ from typing import Any, Iterable, Sequence
 import yaml
 
 from mlperf_audit import Finding, Rule, Run, Severity, hookimpl, rulesets
+
+from .history import LaterCheck, later_check
 from mlperf_audit.engine import CheckContext
 
 CODES_FILE = "data/compliance_codes.json"
@@ -663,8 +665,28 @@ class ComplianceRule(Rule):
         by_code = context.memo(run, "compliance", lambda: _messages_by_code(run, context.ruleset.split("-", 1)[1]))
         if not by_code:
             return ()
-        return [rule.finding(m.text, path=run.path, line=m.line, hint=m.hint)
-                for rule in rules for m in by_code.get(rule.code, ())]
+        findings = []
+        for rule in rules:
+            for m in by_code.get(rule.code, ()):
+                later = later_rule(m, run, context.ruleset)
+                findings.append(rule.finding(f"{m.text}; {later.note(context.ruleset)}" if later else m.text,
+                                             path=run.path, line=m.line, hint=m.hint,
+                                             severity=Severity.INFO if later and rule.severity is Severity.ERROR
+                                             else None))
+        return findings
+
+
+def later_rule(message: Message, run: Run, ruleset: str) -> LaterCheck | None:
+    """The check added after the round was published that this official message comes from, if any:
+    weights_initialization failures (warnings when 1.1 was reviewed), and 2.1's closed_bert renaming
+    opt_epsilon to opt_lamb_epsilon two weeks after publication."""
+    family = message.family
+    if family.key == "weights_initialization" or (family.kind == "END" and "s['initialized_tensors']" in message.text):
+        return later_check("weights-initialization-fails", ruleset)
+    if (family.config, family.key, family.kind) == ("closed_bert", "opt_lamb_epsilon", "REQ") and len(
+            run.all("opt_epsilon")) == 1:
+        return later_check("bert-opt-lamb-epsilon", ruleset)
+    return None
 
 
 class UnknownFamily(ComplianceRule):

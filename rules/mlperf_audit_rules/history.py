@@ -26,6 +26,9 @@ class LaterCheck:
     date: str
     source: str  # the official file it lives in
     before: str  # what the rules said before
+    #: The oldest round it is later for, when older rounds were reviewed with it (a rule file fixed
+    #: for one round only, or a check that was an error, then a warning, then an error again).
+    from_: str | None = None
 
     def note(self, ruleset: str) -> str:
         return (f"not an error for {ruleset}: this check entered the official rules after that round was published "
@@ -40,10 +43,13 @@ def _version(ruleset: str) -> tuple[int, ...]:
 @cache
 def later_checks() -> dict[str, LaterCheck]:
     data = json.loads(resources.files("mlperf_audit_rules").joinpath("data/later_checks.json").read_text())
-    return {entry["id"]: LaterCheck(**entry) for entry in data["checks"]}
+    return {entry["id"]: LaterCheck(**{("from_" if key == "from" else key): value for key, value in entry.items()})
+            for entry in data["checks"]}
 
 
 def later_check(check_id: str, ruleset: str) -> LaterCheck | None:
     """The check when `ruleset`'s round was published before it entered the rules, else None."""
     check = later_checks()[check_id]
+    if check.from_ is not None and _version(ruleset) < _version(check.from_):
+        return None
     return check if _version(ruleset) < _version(check.since) else None
