@@ -109,6 +109,9 @@ class RoundResult:
     equal_scores: int | None = None
     score_differences: list[str] = field(default_factory=list)
 
+    def total(self, severity: str) -> int:
+        return sum(n for (_, sev), n in self.by_rule.items() if sev == severity)
+
 
 def round_name(path: Path) -> str:
     match = re.search(r"v(\d+\.\d+)$", path.name)
@@ -236,8 +239,8 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
         scores = "-" if r.official_scores is None else f"{r.equal_scores}/{r.official_scores}"
         rows.append([f"v{r.name}", r.ruleset.removeprefix("training-"), r.result_files, r.folders,
                      " ".join(f"{c}={r.exit_codes.get(c)}" for c in COMMANDS), len(r.internal_errors),
-                     len(r.folders_with_error), r.by_rule_total("error"), r.by_rule_total("warning"),
-                     r.by_rule_total("info"), len(r.unreviewed), r.scores, scores, len(r.missing)])
+                     len(r.folders_with_error), r.total("error"), r.total("warning"),
+                     r.total("info"), len(r.unreviewed), r.scores, scores, len(r.missing)])
     out = [tabulate(rows, headers=["round", "ruleset (auto)", "result files", "folders", "exit codes",
                                    "internal errors", "folders with an error", "errors", "warnings", "info",
                                    "unreviewed", "scores", "equal to official", "missing (snapshot)"],
@@ -263,13 +266,6 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
         secs = ", ".join(f"{c} {r.seconds[c]:.0f} s" for c in COMMANDS if c in r.seconds)
         out.append(f"\nTimes (2 cores): {secs}.")
     return "\n".join(out) + "\n"
-
-
-def _total(self: RoundResult, severity: str) -> int:
-    return sum(n for (_, sev), n in self.by_rule.items() if sev == severity)
-
-
-RoundResult.by_rule_total = _total  # type: ignore[attr-defined]
 
 
 def write_docs(text: str) -> None:

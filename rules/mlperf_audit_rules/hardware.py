@@ -45,6 +45,12 @@ class Accelerator:
     sources: dict[str, str]
 
     @property
+    def low_precision_known(self) -> bool:
+        """Whether an FP8 or INT8 peak is sourced: without one, the best peak may be understated (Gaudi2
+        trained gpt3 in FP8 in v4.0, whose FP8 peak is not sourced here)."""
+        return self.fp8_tflops is not None or self.int8_tops is not None
+
+    @property
     def best_peak_tflops(self) -> float | None:
         """The highest dense peak of BF16, FP8 and INT8: the logs do not say which a run used (Google's
         v5p gpt3 trains with INT8 matmuls, whose peak is twice its BF16 and FP8 peak)."""

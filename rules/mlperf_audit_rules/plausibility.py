@@ -110,6 +110,11 @@ class UnknownAccelerator(Rule):
                                path=system.path, line=line)
 
 
+#: Said when only a BF16 peak is sourced: a run in FP8 or INT8 may use up to twice that.
+UNKNOWN_LOW_PRECISION = ("no FP8 or INT8 peak is sourced for this accelerator, so its best peak may be understated "
+                         "(a run in FP8 can reach twice the BF16 peak)")
+
+
 class _UtilisationRule(Rule):
     scope = "benchmark"
 
@@ -123,6 +128,11 @@ class _UtilisationRule(Rule):
             if value is not None and (best is None or value > best[0]):
                 best = (value, work, f"{count} x {accelerator.model}, peak {accelerator.best_peak_tflops:g} TFLOP/s")
         return best
+
+    def peak_known(self, result: BenchmarkResult, context: CheckContext) -> bool:
+        """The best peak is the accelerator's best: its FP8 or INT8 peak is sourced."""
+        _, accelerator = accelerators(context.system_description(result.submitter, result.system))
+        return accelerator is not None and accelerator.low_precision_known
 
     def explain_measure(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
         model = hardware.WORK[benchmark]
@@ -144,6 +154,9 @@ class UtilisationImpossible(_UtilisationRule):
 
     Example: gpt3 on 256 H100 in 24 minutes (176% of the FP8 peak): timestamps compressed 4x.
 
+    Where the hardware reference has no FP8 or INT8 peak for the accelerator, its best peak may be
+    understated, and more than 100% of it is a warning, not an error.
+
     How to fix: correct the system description or the logs; if both are right, report the
     hardware figure that is wrong.
     """
@@ -156,8 +169,12 @@ class UtilisationImpossible(_UtilisationRule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         measured = self.measured(result, context)
         if measured and result.benchmark in EXACT_WORK and measured[0] > 1.0:
-            yield self.finding(f"impossible utilisation: {self.explain_measure(*measured, result.benchmark)}",
-                               path=measured[1].run.path)
+            if self.peak_known(result, context):
+                yield self.finding(f"impossible utilisation: {self.explain_measure(*measured, result.benchmark)}",
+                                   path=measured[1].run.path)
+            else:
+                yield self.finding(f"above the BF16 peak: {self.explain_measure(*measured, result.benchmark)}; "
+                                   f"{UNKNOWN_LOW_PRECISION}", path=measured[1].run.path, severity=Severity.WARNING)
 
 
 class UtilisationSuspicious(_UtilisationRule):
@@ -170,6 +187,9 @@ class UtilisationSuspicious(_UtilisationRule):
     peak; a result far above them asks for an explanation.
 
     Example: llama2_70b_lora on 8 H200 in 12 minutes (77% of the FP8 peak).
+
+    Where the hardware reference has no FP8 or INT8 peak for the accelerator (Gaudi2), the best
+    peak may be understated and the finding is information.
 
     How to fix: check the system description (accelerator model and count) and the logs' times.
     """
@@ -186,8 +206,10 @@ class UtilisationSuspicious(_UtilisationRule):
         ceiling = CEILING[result.benchmark]
         impossible = result.benchmark in EXACT_WORK and measured[0] > 1.0  # AUD002's
         if measured[0] > ceiling and not impossible:
-            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}",
-                               path=measured[1].run.path)
+            known = self.peak_known(result, context)
+            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}"
+                               + ("" if known else f"; {UNKNOWN_LOW_PRECISION}"),
+                               path=measured[1].run.path, severity=None if known else Severity.INFO)
 
 
 class ThroughputMismatch(Rule):
