@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, SystemDescription, Tree, hookimpl
 from mlperf_audit.engine import CheckContext
@@ -34,6 +34,9 @@ SAMPLE_UNITS = {"bert", "llama2_70b_lora", "stable_diffusion"}
 RATE_OUTLIER = 1.3
 #: Larger systems may process this much more per accelerator than smaller ones (hardware.md R3).
 SUPERLINEAR_MARGIN = 1.05
+#: ... and this much on another chassis (other accelerators per node or host processor): equal-size
+#: configurations on different chassis vary by up to 1.07 (hardware.md R3, Supermicro v4.0 and v4.1).
+CHASSIS_MARGIN = 1.07
 
 
 @dataclass(frozen=True)
@@ -287,7 +290,9 @@ class SuperlinearScaling(Rule):
     What it checks: for each submitter, benchmark and accelerator model with results at several
     accelerator counts, the work per accelerator per minute (olympic mean of the runs' units per
     minute, divided by the count) of the larger system against the smaller; more than 5% above is
-    super-linear (hardware.md R3: honest results stay within 1%, up to 2.6% by convergence luck).
+    super-linear (hardware.md R3: honest results stay within 1%, up to 2.6% by convergence luck),
+    7% where the two systems are different chassis (other accelerators per node or host
+    processor: equal-size configurations on different chassis vary by up to 7%).
 
     Why it matters: adding accelerators adds communication; doing more per accelerator on a bigger
     system needs an explanation (a memory-bound small configuration can give one).
@@ -310,10 +315,23 @@ class SuperlinearScaling(Rule):
         for (submitter, benchmark, model), entries in sorted(groups.items()):
             entries.sort()
             for small, large in zip(entries, entries[1:]):
-                if large[0] > small[0] and large[1] > SUPERLINEAR_MARGIN * small[1]:
+                margin = SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
+                if large[0] > small[0] and large[1] > margin * small[1]:
                     yield self.finding(
                         f"{benchmark} on {large[0]} x {model} does {large[1] / small[1]:.2f}x the work per accelerator "
                         f"of {small[0]} x {model} ({small[2]})", path=large[2])
+
+
+    @staticmethod
+    def same_chassis(submitter: str, small: str, large: str, context: CheckContext) -> bool:
+        def chassis(path: str) -> tuple[Any, Any] | None:
+            parts = path.split("/")
+            description = context.system_description(submitter, parts[-2]) if len(parts) >= 2 else None
+            if description is None:
+                return None
+            return (str(description.get("accelerators_per_node")).strip(),
+                    str(description.get("host_processor_model_name")).strip().lower())
+        return chassis(small) is not None and chassis(small) == chassis(large)
 
 
 RATES = "plausibility.rates"
