@@ -91,3 +91,26 @@ def test_audit_usage_errors(cli, fixtures, tmp_path):
     bad.write_text("claims: 3\n")
     result = cli("audit", str(fixtures / "clean"), "--claims", str(bad))
     assert result.code == 2 and "expected a mapping with a list 'claims'" in result.err
+
+
+@pytest.mark.sample
+def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
+    """bert's work model is an upper bound: a real H200 bert result described with half its GPUs
+    is above the ceiling, which says nothing (information), whereas gpt3 stays a warning."""
+    import shutil
+
+    from mlperf_audit.api import check
+    from mlperf_audit.config import Config
+
+    target = tmp_path / "NVIDIA"
+    shutil.copytree(sample / "NVIDIA" / "systems", target / "systems")
+    shutil.copytree(sample / "NVIDIA" / "results" / "h200_ngc23.09_pytorch", target / "results" / "h200_ngc23.09_pytorch")
+    description = target / "systems" / "h200_ngc23.09_pytorch.json"
+    data = json.loads(description.read_text())
+    data["accelerators_per_node"] = "5"
+    description.write_text(json.dumps(data))
+    report = check(target, Config(select=("AUD003",), cache_dir=None), host)
+    found = [f for f in report.findings if f.rule == "AUD003"]
+    assert found and all(f.severity.value == "info" and "upper bound" in f.message for f in found)
+    assert hardware.match("NVIDIA A100-SXM4-80GB").low_precision_known  # Ampere: no FP8, BF16 is its best
+    assert not hardware.match("Intel Gaudi2").low_precision_known

@@ -43,12 +43,13 @@ class Accelerator:
     scaleup_gbs: float | None
     tdp_w: float | None
     sources: dict[str, str]
+    fp8_supported: bool | None = None  # False: the architecture has no FP8 (Ampere), so BF16 is its best training peak
 
     @property
     def low_precision_known(self) -> bool:
         """Whether an FP8 or INT8 peak is sourced: without one, the best peak may be understated (Gaudi2
         trained gpt3 in FP8 in v4.0, whose FP8 peak is not sourced here)."""
-        return self.fp8_tflops is not None or self.int8_tops is not None
+        return self.fp8_tflops is not None or self.int8_tops is not None or self.fp8_supported is False
 
     @property
     def best_peak_tflops(self) -> float | None:
@@ -97,6 +98,7 @@ def table() -> tuple[Accelerator, ...]:
             scaleup_gbs=entry["scaleup_bw_per_accel_gbs"],
             tdp_w=entry["tdp_w"],
             sources=dict(entry.get("sources") or {}),
+            fp8_supported=entry.get("fp8_supported"),
         )
         for entry in data["accelerators"]
     )
