@@ -40,7 +40,8 @@ class ValueType(Rule):
 
     What it checks: the `value` of the keys listed in `schemas/mllog_values.schema.json` (common
     keys, and each benchmark's hyperparameters): batch sizes and step counts integers, rates and
-    accuracies numbers, names non-empty strings.
+    accuracies numbers (maskrcnn's accuracy `{"BBOX": number, "SEGM": number}`, the official
+    format; either form when the benchmark is unknown), names non-empty strings.
 
     Why it matters: the official checkers compare values with `==` and `>`; a string `"2048"`
     passes presence checks but never matches an RCP batch size, and summaries then mis-scale.

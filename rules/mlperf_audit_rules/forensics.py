@@ -3,7 +3,7 @@
 What honest logs look like was learned from the real v4.1 sample (126 runs): time never goes
 backwards inside the training interval; after `run_stop` come only bookkeeping records (`status`,
 `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, `train_samples`, `trained_samples`) and, for
-stable_diffusion, the offline evaluation of the saved checkpoints; evaluation points of the
+stable_diffusion and minigo, the offline evaluation of the saved checkpoints; evaluation points of the
 samples-based benchmarks are multiples of the global batch size (tokens: times 2048 for gpt3).
 Runs of one system overlapping in time are normal and are not a finding.
 """
@@ -24,8 +24,14 @@ BACKWARDS_TOLERANCE_MS = 60_000
 STOP_TOLERANCE_MS = 1_000
 ALLOWED_AFTER_STOP = {"status", "tracked_stats", "seed", "epoch_stop", "block_stop", "train_samples",
                       "trained_samples", "run_stop"}
-OFFLINE_EVALUATION = {"stable_diffusion"}  # evaluates saved checkpoints after run_stop
-EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy"}
+#: Benchmarks that evaluate saved checkpoints after training: the evaluation records carry the time of
+#: the checkpoint (stable_diffusion) or of the evaluation (minigo, v1.0-v2.1), and run_stop the time the
+#: winning checkpoint was saved, earlier than the training logged before it.
+OFFLINE_EVALUATION = {"stable_diffusion", "minigo"}
+EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy", "eval_result"}
+#: Offline evaluators that log when the checkpoint that beat the target was trained:
+#: benchmark -> (key, metadata field in seconds after run_start). minigo's run_stop is run_start plus it.
+TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
 #: Training bookkeeping of a loop that runs one more block after run_stop, without evaluating.
 LOOP_TAIL = {"block_start", "epoch_start"}
 #: samples-based convergence units: (metadata key, factor of the global batch size)
@@ -45,14 +51,25 @@ class TimeGoesBackwards(Rule):
 
     What it checks: between `run_start` and `run_stop`, in file order, that no record's `time_ms`
     is more than 60 s earlier than the latest time logged so far (the real sample never goes
-    backwards at all). For stable_diffusion, the evaluation records and `run_stop` are left out:
-    the checkpoints are evaluated offline and logged in place, and `run_stop` carries the time of
-    the checkpoint that reached the target, earlier than the training that went on after it.
+    backwards at all). Left out:
+
+    - for stable_diffusion and minigo, the evaluation records (`eval_start`, `eval_accuracy`,
+      `eval_stop`, `eval_result` and whatever is logged between an `eval_start` and its `eval_stop`,
+      such as validation blocks or minigo's `resign_threshold`) and `run_stop`: the checkpoints are
+      evaluated offline, after training, and `run_stop` carries the time of the checkpoint that
+      reached the target (minigo: run_start plus the winning model's time), earlier than the
+      training that went on after it;
+    - for every benchmark, a deferred evaluation: all of the run's evaluation records logged in one
+      batch after the training blocks and right before `run_stop` (Habana's bert, v1.0-v3.1),
+      provided the batch's own times never decrease and lie inside [`run_start`, `run_stop`];
+      `run_stop` then carries the time of the evaluation that reached the target. An evaluation
+      outside the run, a batch that goes backwards, or evaluations logged in place besides the
+      batch are still checked (and FOR002 checks the target against `run_stop`).
 
     Why it matters: a log written as the run ran only moves forward; a jump back means records
     were edited or spliced from another run, and time-to-train may be shortened by it.
 
-    Example: an `eval_accuracy` at 12:40 after a `block_stop` at 13:40.
+    Example: an `eval_accuracy` at 12:40 after a `block_stop` at 13:40, with training logged after it.
 
     How to fix: submit the log as the run wrote it.
     """
@@ -67,12 +84,23 @@ class TimeGoesBackwards(Rule):
         interval = _interval(run)
         if interval is None:
             return
+        events = run.events[interval[0]:interval[1] + 1]
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
-        latest: LogEvent = run.events[interval[0]]
-        for event in run.events[interval[0]:interval[1] + 1]:
-            if offline and (event.key in EVAL_KEYS or event.key == "run_stop"):
+        deferred = _deferred_evaluation(events)
+        latest: LogEvent = events[0]
+        in_evaluation = False
+        for index, event in enumerate(events):
+            if offline:
                 # evaluated offline and logged in place; run_stop carries the time of the checkpoint that
                 # reached the target, earlier than the training that went on: file order is not time order
+                skip = in_evaluation or event.key in EVAL_KEYS or event.key == "run_stop"
+                if event.key == "eval_start":
+                    in_evaluation = True
+                elif event.key == "eval_stop":
+                    in_evaluation = False
+                if skip:
+                    continue
+            if index in deferred:
                 continue
             if latest.time_ms - event.time_ms > BACKWARDS_TOLERANCE_MS:
                 yield self.finding(
@@ -81,6 +109,29 @@ class TimeGoesBackwards(Rule):
                 return
             if event.time_ms > latest.time_ms:
                 latest = event
+
+
+def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
+    """Indices of a deferred evaluation in the interval `events` (run_start .. run_stop): every evaluation
+    record of the run, logged in one batch right before run_stop, timed in order inside the run; with
+    run_stop's own index, which then carries the time of the evaluation that reached the target."""
+    if len(events) < 3 or events[-1].key != "run_stop":
+        return set()
+    first = len(events) - 1
+    while first > 1 and events[first - 1].key in EVAL_KEYS:
+        first -= 1
+    batch = events[first:-1]
+    if not any(e.key == "eval_accuracy" for e in batch):
+        return set()
+    if any(e.key in EVAL_KEYS for e in events[1:first]):  # evaluations also logged in place: not a batch
+        return set()
+    start_ms, stop_ms = events[0].time_ms, events[-1].time_ms
+    times = [e.time_ms for e in batch]
+    if not all(isinstance(t, (int, float)) and start_ms <= t <= stop_ms for t in times):
+        return set()
+    if any(later < earlier for earlier, later in zip(times, times[1:])):
+        return set()
+    return set(range(first, len(events)))
 
 
 def _target_check(context: CheckContext, run: Run) -> Any:
@@ -106,7 +157,10 @@ class StopBeforeTarget(Rule):
 
     What it checks: that the first `eval_accuracy` reaching the benchmark's target (the official
     expression) is timed no later than `run_stop` (1 s of bookkeeping allowed). stable_diffusion
-    is exempt: it evaluates saved checkpoints after the run.
+    and minigo evaluate saved checkpoints after the run, so their evaluation times say nothing
+    about run_stop; for minigo, the check is instead that `run_stop` is no earlier than `run_start`
+    plus the time the winning model was trained (the `timestamp` of its `eval_result`, in seconds;
+    run_stop equals it, or is later, on every published minigo log).
 
     Why it matters: time-to-train ends when the target is reached; stopping the clock before that
     shortens the score.
@@ -124,7 +178,11 @@ class StopBeforeTarget(Rule):
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         stop = run.first("run_stop")
-        if stop is None or stop.meta("status") != "success" or run.text("submission_benchmark") in OFFLINE_EVALUATION:
+        if stop is None or stop.meta("status") != "success":
+            return
+        benchmark = run.text("submission_benchmark")
+        if benchmark in OFFLINE_EVALUATION:
+            yield from self._trained_after_stop(run, stop, TRAINED_AT.get(str(benchmark)))
             return
         code = _target_check(context, run)
         if code is None:
@@ -135,13 +193,34 @@ class StopBeforeTarget(Rule):
                 f"the target is first reached at line {reached.line}, {(reached.time_ms - stop.time_ms) / 60000:.1f} min "
                 f"after run_stop: time-to-train is short by that much", path=run.path, line=stop.line)
 
+    def _trained_after_stop(self, run: Run, stop: LogEvent, field: tuple[str, str] | None) -> Iterable[Finding]:
+        """An offline evaluator's own record of when the winning checkpoint was trained, against run_stop."""
+        start = run.first("run_start")
+        if field is None or start is None:
+            return
+        record = next((e for e in run.all(field[0]) if _number(e.meta(field[1]))), None)
+        if record is None:
+            return
+        trained_ms = start.time_ms + record.meta(field[1]) * 1000
+        if trained_ms > stop.time_ms + STOP_TOLERANCE_MS:
+            yield self.finding(
+                f"the {field[0]} at line {record.line} says the model that reached the target was trained "
+                f"{record.meta(field[1]) / 60:.1f} min after run_start, run_stop is {(stop.time_ms - start.time_ms) / 60000:.1f} "
+                f"min after it: time-to-train is short by {(trained_ms - stop.time_ms) / 60000:.1f} min",
+                path=run.path, line=stop.line)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
 
 class EventsAfterStop(Rule):
     """Training or evaluation is logged after `run_stop`.
 
     What it checks: records after `run_stop` in the file; the real logs show only bookkeeping there
     (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, `train_samples`,
-    `trained_samples`), stable_diffusion's offline evaluation, and `cache_clear` records timed
+    `trained_samples`), the offline evaluation of stable_diffusion and minigo (`eval_start`,
+    `eval_accuracy`, `eval_stop`, `eval_result`), and `cache_clear` records timed
     before `run_stop` (a launcher's output gathered after the run's). A block opened after
     `run_stop` with no evaluation (the unet3d reference loop's last iteration) is information.
 

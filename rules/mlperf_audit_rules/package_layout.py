@@ -337,6 +337,14 @@ class SystemDescriptionMissing(Rule):
 
 
 KNOWN_DIRECTIVES = {"rcp-bypass", "seed-checker-bypass"}
+#: A submitter-level file holds the package checker's flags, which the round's verify script passes
+#: for every folder of the submitter (`rcp_bypass` and `rcp_bert_train_samples` in rounds 2.0-3.0).
+SUBMITTER_FLAGS = {"rcp_bypass", "rcp_bert_train_samples", "seed_checker_bypass"}
+BYPASSES = {"rcp-bypass", "seed-checker-bypass", "rcp_bypass", "seed_checker_bypass"}
+
+
+def known_directives(level: str) -> set[str]:
+    return SUBMITTER_FLAGS if level == "submitter" else KNOWN_DIRECTIVES
 
 
 class BypassInForce(Rule):
@@ -344,7 +352,9 @@ class BypassInForce(Rule):
 
     What it checks: the directives of `results/<system>/package_checker_params` and
     `results/<system>/<benchmark>/package_checker_params`, read one per line (blank lines and
-    `#` comments ignored): `rcp-bypass` and `seed-checker-bypass`.
+    `#` comments ignored): `rcp-bypass` and `seed-checker-bypass`; and the submitter's own
+    `<submitter>/package_checker_params`, whose lines the round's verify script passes to the
+    package checker as flags for every folder (`rcp_bypass`, `seed_checker_bypass`).
 
     Why it matters: a bypass must be approved by the submission committee, so every report lists
     each one in force. The official package checker compares each line *with its newline* to the
@@ -365,7 +375,7 @@ class BypassInForce(Rule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         for params in result.folder.params:
             for _, directive in params.lines:
-                if directive not in KNOWN_DIRECTIVES:
+                if directive not in known_directives(params.level) or directive not in BYPASSES:
                     continue
                 official = "" if directive in params.official else (
                     " (the official checker ignores it: it compares lines with their newline)"
@@ -377,7 +387,9 @@ class BypassInForce(Rule):
 class UnknownDirective(Rule):
     """A `package_checker_params` line is not a known directive.
 
-    What it checks: that each non-blank, non-comment line is `rcp-bypass` or `seed-checker-bypass`.
+    What it checks: that each non-blank, non-comment line is `rcp-bypass` or `seed-checker-bypass`
+    (in a submitter's own file: one of the package checker's flags `rcp_bypass`,
+    `rcp_bert_train_samples`, `seed_checker_bypass`).
 
     Why it matters: a misspelt bypass (`rcp_bypass`) silently does nothing in the official checker.
 
@@ -395,9 +407,10 @@ class UnknownDirective(Rule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         for params in result.folder.params:  # a system-level file repeats per folder; the engine drops repeats
             for number, directive in params.lines:
-                if directive not in KNOWN_DIRECTIVES:
+                known = known_directives(params.level)
+                if directive not in known:
                     yield self.finding(
-                        f"unknown directive {directive!r}; known: {', '.join(sorted(KNOWN_DIRECTIVES))}",
+                        f"unknown directive {directive!r}; known at {params.level} level: {', '.join(sorted(known))}",
                         path=params.path,
                         line=number,
                     )
@@ -408,7 +421,11 @@ class TooManyFailedRuns(Rule):
 
     What it checks: the number of non-compliant runs in a benchmark folder (runs with an error
     from a rule that makes a run non-compliant: log syntax, log structure, the official compliance
-    rules). One is tolerated (four for unet3d): its findings are reported as warnings that say so.
+    rules, the power files). One is tolerated (four for unet3d): its findings are reported as
+    warnings that say so. A run is any `result_*.txt`, the official checker's glob
+    (`result_221014xxxx_01.txt` and `result_run2.txt` included, not only `result_<n>.txt`), and
+    the failures of its `power/result_*/` folder count with its log's, in the same benchmark
+    folder, as the official checker joins the two by result name.
 
     Why it matters: the official package checker accepts a folder with one failed run ("accepting
     this under olympic scoring") and rejects it with more.
@@ -431,12 +448,15 @@ class TooManyFailedRuns(Rule):
 TOLERATED = " [tolerated: the only non-compliant run of this benchmark; olympic scoring drops it]"
 
 
-_RUN_PATH = re.compile(r"^(?P<folder>.*)/(?:power/)?(?P<run>result_\d+)(?:\.txt)?(?:/.*)?$")
+#: A run is any `result_*.txt`, the official package checker's glob (`result_221014xxxx_01.txt`,
+#: `result_run2.txt`, ...): the log itself, or its power folder `power/result_*/` and what it holds.
+_RUN_PATH = re.compile(r"^(?P<folder>.*)/(?P<run>result_[^/]*)\.txt$")
+_POWER_PATH = re.compile(r"^(?P<folder>.*?)/power/(?P<run>result_[^/]*)(?:/.*)?$")
 
 
 def _run_of(path: str) -> tuple[str, str] | None:
     """(benchmark folder, result file) a finding's path belongs to: the log, or its power folder."""
-    match = _RUN_PATH.match(path)
+    match = _POWER_PATH.match(path) or _RUN_PATH.match(path)
     if match is None:
         return None
     folder = match.group("folder")

@@ -40,7 +40,8 @@ def field_of(error: ValidationError) -> str:
 
 def describe(error: ValidationError) -> str:
     if error.validator == "oneOf" and error.absolute_path:
-        return f"{error.instance!r} is not a positive integer (a number or a string of digits)"
+        wanted = error.schema.get("description") if isinstance(error.schema, dict) else None
+        return f"{error.instance!r} is not {wanted or 'a positive integer, as a JSON number or a string of digits'}"
     if error.validator == "enum":
         return f"{error.instance!r} is not one of {', '.join(repr(v) for v in error.validator_value)}"
     return error.message
@@ -80,9 +81,12 @@ def value_checker(name: str, schema_json: str) -> Callable[[Any], bool]:
 
 def explain(schema: dict[str, Any]) -> str:
     reference = str(schema.get("$ref", ""))
+    if "anyOf" in schema:
+        return " or ".join(explain(option) for option in schema["anyOf"])
     return {
         "#/$defs/count": "a whole number >= 0",
         "#/$defs/positive": "a whole number >= 1",
         "#/$defs/number": "a number",
         "#/$defs/name": "a non-empty string",
+        "#/$defs/bbox_segm": "an object of numbers with 'BBOX' and 'SEGM'",
     }.get(reference) or (f"one of {schema['enum']}" if "enum" in schema else f"of type {schema.get('type')}")

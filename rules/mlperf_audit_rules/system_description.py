@@ -41,8 +41,9 @@ class SystemSchema(Rule):
     What it checks: `systems/<system>.json` against `schemas/system_description.schema.json`: every
     field the official system_desc_checker requires; `division` closed or open; `status` one of
     "Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
-    "Preview" (exact case); `number_of_nodes` and `accelerators_per_node` positive integers,
-    written as numbers or digit strings; names not empty.
+    "Preview" (exact case); `number_of_nodes` a positive integer and `accelerators_per_node` a
+    whole number >= 0 (0: a CPU-only system; the official checker only requires the field), written
+    as numbers or digit strings; names not empty.
 
     Why it matters: the official checker fails a description without a required field or with
     another availability wording, and the summarizer calls `int()` on the counts (a crash, or a
