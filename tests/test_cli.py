@@ -239,3 +239,12 @@ def test_progress_only_on_a_terminal(cli, fixtures, monkeypatch):
 def test_output_is_identical_whatever_the_jobs(cli, sample, command):
     outputs = {jobs: cli(command, str(sample), "--format", "json", "--jobs", str(jobs)).out for jobs in (1, 2, 3)}
     assert outputs[1] == outputs[2] == outputs[3] and outputs[1].startswith("{")
+
+
+def test_one_run_that_did_not_converge_is_information(cli, fixtures):
+    """An aborted run is what olympic scoring is for: EVT007 and what follows from it are information."""
+    result = cli("check", str(fixtures / "broken" / "run-aborted"), "--format", "json", "--fail-on", "info",
+                 "--select", "EVT")
+    (finding,) = json.loads(result.out)["findings"]
+    assert finding["rule"] == "EVT007" and finding["severity"] == "info"
+    assert "tolerated: the run did not converge" in finding["message"]

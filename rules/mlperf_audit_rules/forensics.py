@@ -22,8 +22,6 @@ from mlperf_audit_rules.compliance import LogLine
 BACKWARDS_TOLERANCE_MS = 60_000
 #: A target-reaching evaluation may be logged this long after run_stop (the same step's bookkeeping).
 STOP_TOLERANCE_MS = 1_000
-ALLOWED_AFTER_STOP = {"status", "tracked_stats", "seed", "epoch_stop", "block_stop", "train_samples",
-                      "trained_samples", "run_stop"}
 #: Benchmarks that evaluate saved checkpoints after training: the evaluation records carry the time of
 #: the checkpoint (stable_diffusion) or of the evaluation (minigo, v1.0-v2.1), and run_stop the time the
 #: winning checkpoint was saved, earlier than the training logged before it.
@@ -32,6 +30,10 @@ EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy", "eval_result"}
 #: Offline evaluators that log when the checkpoint that beat the target was trained:
 #: benchmark -> (key, metadata field in seconds after run_start). minigo's run_stop is run_start plus it.
 TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
+#: Records of training or evaluation work: anything else after run_stop (status, tracked_stats, a
+#: learning rate, throughput, submission_* repeated by a launcher) is bookkeeping that counts no time.
+WORK_KEYS = {"run_start", "init_start", "init_stop", "block_start", "epoch_start", "eval_start", "eval_accuracy",
+             "eval_stop", "eval_result", "cache_clear"}
 #: Training bookkeeping of a loop that runs one more block after run_stop, without evaluating.
 LOOP_TAIL = {"block_start", "epoch_start"}
 #: samples-based convergence units: (metadata key, factor of the global batch size)
@@ -217,11 +219,12 @@ def _number(value: Any) -> bool:
 class EventsAfterStop(Rule):
     """Training or evaluation is logged after `run_stop`.
 
-    What it checks: records after `run_stop` in the file; the real logs show only bookkeeping there
-    (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, `train_samples`,
-    `trained_samples`), the offline evaluation of stable_diffusion and minigo (`eval_start`,
-    `eval_accuracy`, `eval_stop`, `eval_result`), and `cache_clear` records timed
-    before `run_stop` (a launcher's output gathered after the run's). A block opened after
+    What it checks: records of training or evaluation work after `run_stop` in the file (run,
+    init, block, epoch and evaluation records, `cache_clear`); the real logs show bookkeeping there
+    (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, a learning rate or throughput,
+    `submission_*` repeated by a launcher), which is not flagged, nor the offline evaluation of
+    stable_diffusion and minigo (`eval_start`, `eval_accuracy`, `eval_stop`, `eval_result`), nor
+    `cache_clear` records timed before `run_stop` (a launcher's output gathered after the run's). A block opened after
     `run_stop` with no evaluation (the unet3d reference loop's last iteration) is information.
 
     Why it matters: training or evaluation after the clock stopped is work the time-to-train does
@@ -245,8 +248,7 @@ class EventsAfterStop(Rule):
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         stop_ms = run.events[stop].time_ms
         late = [e for e in run.events[stop + 1:]
-                if e.key not in ALLOWED_AFTER_STOP and not (offline and e.key in EVAL_KEYS)
-                and not _flushed_late(e, stop_ms)]
+                if e.key in WORK_KEYS and not (offline and e.key in EVAL_KEYS) and not _flushed_late(e, stop_ms)]
         if late:
             keys = ", ".join(sorted({e.key for e in late}))
             if {e.key for e in late} <= LOOP_TAIL:

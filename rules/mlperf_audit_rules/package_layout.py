@@ -422,7 +422,8 @@ class TooManyFailedRuns(Rule):
     What it checks: the number of non-compliant runs in a benchmark folder (runs with an error
     from a rule that makes a run non-compliant: log syntax, log structure, the official compliance
     rules, the power files). One is tolerated (four for unet3d): its findings are reported as
-    warnings that say so. A run is any `result_*.txt`, the official checker's glob
+    warnings that say so, or as information when the run ended without converging (its run_stop
+    status is not success): olympic scoring exists for such runs. A run is any `result_*.txt`, the official checker's glob
     (`result_221014xxxx_01.txt` and `result_run2.txt` included, not only `result_<n>.txt`), and
     the failures of its `power/result_*/` folder count with its log's, in the same benchmark
     folder, as the official checker joins the two by result name.
@@ -446,6 +447,11 @@ class TooManyFailedRuns(Rule):
 
 
 TOLERATED = " [tolerated: the only non-compliant run of this benchmark; olympic scoring drops it]"
+TOLERATED_UNFINISHED = (" [tolerated: the run did not converge, the only failed run of this benchmark; olympic "
+                        "scoring drops it]")
+#: Findings that say a run ended without converging: its run_stop status is not success (EVT007). A
+#: log without run_stop (EVT003) may be a crash or a truncated file: that stays a warning.
+UNFINISHED = {"EVT007"}
 
 
 #: A run is any `result_*.txt`, the official package checker's glob (`result_221014xxxx_01.txt`,
@@ -478,9 +484,13 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
         sample = findings[next(iter(runs.values()))[0]]
         if len(runs) <= rulesets.get(context.ruleset).olympic_drop(sample.benchmark or ""):
             for indexes in runs.values():
+                # a run that ended without converging (status aborted) is what olympic scoring is for:
+                # information; a tolerated run with a defect of another kind stays a warning
+                unfinished = any(findings[index].rule in UNFINISHED for index in indexes)
                 for index in indexes:
                     findings[index] = dataclasses.replace(
-                        findings[index], severity=Severity.WARNING, message=findings[index].message + TOLERATED
+                        findings[index], severity=Severity.INFO if unfinished else Severity.WARNING,
+                        message=findings[index].message + (TOLERATED_UNFINISHED if unfinished else TOLERATED),
                     )
         elif report_too_many:
             names = ", ".join(path.rsplit("/", 1)[-1] for path in sorted(runs, key=natural_key))
