@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Iterable
+from typing import Any, Iterable
 
 from mlperf_audit import BenchmarkResult, Finding, IssueRule, Rule, Run, Severity, Submission, hookimpl, rulesets
 from mlperf_audit.discovery import PARAMS_FILE, Code
 from mlperf_audit.engine import SCALING_JSON_INVALID, CheckContext
 from mlperf_audit.model import TargetKind, natural_key
 from mlperf_audit_rules import schemas
+from mlperf_audit_rules.history import later_check
 
 
 class UnreadableFolder(IssueRule):
@@ -137,6 +138,9 @@ class BadName(IssueRule):
 
     Example: `.DS_Store`, `results/sysA/bert/result 0.txt`.
 
+    The repository checker entered the official tools on 2022-04-12 (mlperf-logging 95a5da0): for
+    rounds published before it (1.0, 1.1) a bad name is information naming that later rule.
+
     How to fix: rename the entry without the dot or space, or delete it.
     """
 
@@ -145,6 +149,12 @@ class BadName(IssueRule):
     summary = "A name starts with a dot or contains a space."
     severity = Severity.ERROR
     scope = "tree"
+
+    def check(self, target: Any, context: CheckContext) -> Iterable[Finding]:
+        later = later_check("file-names-checked", context.ruleset)
+        for finding in super().check(target, context):
+            yield finding if later is None else dataclasses.replace(
+                finding, severity=Severity.INFO, message=f"{finding.message}; {later.note(context.ruleset)}")
 
 
 class FileTooBig(IssueRule):
