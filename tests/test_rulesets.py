@@ -102,3 +102,9 @@ def test_cross_round_rule_files_are_followed() -> None:
 def test_each_published_round_is_inferred_as_itself(version) -> None:
     inference = infer_round(discover(published_rounds()[version]))
     assert inference.ruleset == f"training-{version}.0", inference.reason
+
+
+def test_a_ruleset_that_does_not_fit_is_the_first_finding(cli) -> None:
+    report = json.loads(cli("check", str(FIXTURES / "clean"), "--ruleset", "training-5.0.0", "--format", "json").out)
+    first = report["findings"][0]
+    assert first["rule"] == "PKG020" and first["severity"] == "error" and "training-4.1.0 fits" in first["message"]

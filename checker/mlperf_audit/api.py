@@ -6,7 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import parser, rulesets
+from . import rulesets
 from .config import Config
 from .discovery import discover
 from .engine import run_checks, run_scores
@@ -20,20 +20,14 @@ def resolve_ruleset(tree: Tree, config: Config) -> Config:
     ruleset is kept, and the rules that check it against the package say when it does not fit."""
     if config.ruleset != rulesets.AUTO:
         return config
-    inference = infer_round(tree)
+    inference = rulesets.infer_tree(tree)
     note = f"ruleset {inference.ruleset} inferred (--ruleset auto): {inference.reason}"
-    return dataclasses.replace(config, ruleset=inference.ruleset, notes=config.notes + (note,))
+    return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 
 
 def infer_round(tree: Tree) -> rulesets.Inference:
-    """`rulesets.infer` on what discovery found: benchmark folder names and the first records of a
-    spread of result files."""
-    folders = tree.benchmark_folders
-    per_folder = max(1, rulesets.DATED_FILES // max(1, len(folders)))
-    entries = [entry for folder in folders for entry in folder.result_files[:per_folder]] + list(tree.loose_logs)
-    # an archive member is read whole: one the parser refuses as too large is not read for a date either
-    dated = [entry.fs_path for entry in entries if getattr(entry.fs_path, "size", 0) <= parser.MAX_FILE_BYTES]
-    return rulesets.infer((folder.benchmark for folder in folders), dated[: rulesets.DATED_FILES])
+    """`rulesets.infer_tree` (kept here for callers of the API)."""
+    return rulesets.infer_tree(tree)
 
 
 def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1) -> list[Any]:

@@ -32,7 +32,7 @@ class Config:
     ignore: tuple[str, ...] = ()
     fail_on: str = "error"
     ruleset: str = DEFAULT_RULESET  # "auto" until the package is discovered (api.resolve_ruleset)
-    ruleset_given: bool = False  # named by the user (a file or the command line), not inferred
+    ruleset_inferred: bool = False  # `auto` resolved from the package (api.resolve_ruleset), not named by the user
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
     baseline: str | None = None  # a baseline file: only new findings are reported
@@ -117,7 +117,6 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         changes["fail_on"] = _fail_on(table["fail-on"], where)
     if "ruleset" in table:
         changes["ruleset"] = _ruleset(table["ruleset"], where)
-        changes["ruleset_given"] = changes["ruleset"] != rulesets.AUTO
     for key in ("waivers", "baseline", "cache-dir"):
         if key in table:
             if not isinstance(table[key], str):

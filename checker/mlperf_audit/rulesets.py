@@ -220,9 +220,31 @@ def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inferen
     return Inference(chosen, reason, fits, unknown, day.isoformat() if day else None)
 
 
+def infer_tree(tree: Any) -> Inference:
+    """`infer` on what discovery found (a `Tree`): its benchmark folder names and the first records of
+    a spread of result files (an archive member the parser would refuse as too large is not read)."""
+    from .parser import MAX_FILE_BYTES  # noqa: PLC0415 - the parser imports the model, not this module
+
+    folders = tree.benchmark_folders
+    per_folder = max(1, DATED_FILES // max(1, len(folders)))
+    entries = [entry for folder in folders for entry in folder.result_files[:per_folder]] + list(tree.loose_logs)
+    dated = [entry.fs_path for entry in entries if getattr(entry.fs_path, "size", 0) <= MAX_FILE_BYTES]
+    return infer((folder.benchmark for folder in folders), dated[:DATED_FILES])
+
+
 def _within(day: datetime.date, ruleset: str) -> bool:
     low, high = window(ruleset)
     return (low is None or day > low) and day <= high
+
+
+def within(day: str, ruleset: str) -> bool:
+    """Whether a run logged on `day` (YYYY-MM-DD) belongs in `ruleset`'s window."""
+    return _within(datetime.date.fromisoformat(day), ruleset)
+
+
+def window_text(ruleset: str) -> str:
+    low, high = window(ruleset)
+    return f"{'after ' + low.isoformat() + ', ' if low else ''}up to its publication on {high.isoformat()}"
 
 
 def _published_text(day: datetime.date | None) -> str:

@@ -213,6 +213,48 @@ class UnknownBenchmarkFolder(Rule):
             )
 
 
+class RulesetMismatch(Rule):
+    """The ruleset named does not fit the package.
+
+    What it checks: with a ruleset named by `--ruleset` or the configuration (not `auto`), that it
+    allows every benchmark folder of the package, and that the package's newest run was logged
+    before that round's publication and after the previous round's (`--ruleset auto` infers the
+    round that fits; see the README, "Which round").
+
+    Why it matters: the wrong round's rules give hundreds of false errors (a v3.1 package checked
+    with the 4.0 rules) or none where there should be some, without a word that the rules do not
+    fit the package. This is the report's first finding.
+
+    Example: `--ruleset training-4.1.0` on a package with `resnet` and `unet3d` folders (v4.0).
+
+    How to fix: pass the ruleset the finding names, or `--ruleset auto`.
+    """
+
+    code = "PKG020"
+    name = "ruleset-mismatch"
+    summary = "The ruleset named does not fit the package."
+    severity = Severity.ERROR
+    scope = "tree"
+
+    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+        if context.config.ruleset_inferred or not tree.benchmark_folders:
+            return
+        inference = rulesets.infer_tree(tree)
+        named = context.ruleset
+        if inference.ruleset == named:
+            return
+        if named not in inference.fits:
+            unknown = sorted({f.benchmark for f in tree.benchmark_folders} - set(rulesets.get(named).benchmarks))
+            yield self.finding(f"{named} does not allow the package's benchmark folder(s) {', '.join(unknown)}; "
+                               f"{inference.ruleset} fits: {inference.reason}",
+                               hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.")
+        elif inference.dated is not None and not rulesets.within(inference.dated, named):
+            yield self.finding(f"the newest run was logged on {inference.dated}, outside {named}'s window "
+                               f"({rulesets.window_text(named)}); {inference.ruleset} fits: {inference.reason}",
+                               severity=Severity.WARNING,
+                               hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.")
+
+
 class BenchmarkNameMismatch(Rule):
     """The log's `submission_benchmark` is not the name of the folder it is in.
 
@@ -512,7 +554,7 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
 
 
 RULES: list[type[Rule]] = [
-    UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, ScalingJsonInvalid, UnknownBenchmarkFolder,
+    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, ScalingJsonInvalid, UnknownBenchmarkFolder,
     BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
     UnknownDirective, TooManyFailedRuns,
 ]
