@@ -21,7 +21,7 @@ Getting a round: `git clone https://github.com/mlcommons/training_results_v4.1` 
 harness at the clone), or extract a snapshot with `extract_round.py GITDIR DEST`.
 
 Usage: python bench/published_rounds.py [ROUND ...] [--rounds-dir DIR] [--official] [--mirrors DIR]
-                                        [--write-docs] [--jobs N]
+                                        [--write-docs] [--jobs N] [--keep DIR]
 ROUNDS default to the rounds under --rounds-dir (default: $MLPERF_AUDIT_ROUNDS).
 """
 
@@ -178,7 +178,8 @@ def official_scores(root: Path, version: str, work: Path) -> dict[str, float]:
     return found
 
 
-def audit_round(path: Path, reviews: list[Review], mirrors: Path | None, official: bool, jobs: int) -> RoundResult:
+def audit_round(path: Path, reviews: list[Review], mirrors: Path | None, official: bool, jobs: int,
+                keep: Path | None = None) -> RoundResult:
     result = RoundResult(round_name(path), path)
     with tempfile.TemporaryDirectory(prefix="mlperf-audit-rounds-") as temp:
         work = Path(temp)
@@ -189,6 +190,9 @@ def audit_round(path: Path, reviews: list[Review], mirrors: Path | None, officia
             result.exit_codes[command], result.seconds[command] = code, seconds
             if code not in (0, 1) or "internal error" in err or "Traceback" in err:
                 result.internal_errors.append(f"{command}: exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+        if keep is not None and outputs["check"].is_file():
+            keep.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(outputs["check"], keep / f"check-{result.name}.json")
         report = json.loads(outputs["check"].read_text()) if outputs["check"].is_file() else {"findings": []}
         scores = json.loads(outputs["score"].read_text()) if outputs["score"].is_file() else {"results": []}
         if official and report.get("ruleset"):
@@ -283,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reviews", type=Path, default=REVIEWS)
     parser.add_argument("--write-docs", action="store_true", help=f"write the tables into {DOCS.relative_to(REPO)}")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--keep", type=Path, help="also keep each round's check report (JSON) in this folder")
     args = parser.parse_args(argv)
     rounds = list(args.rounds)
     if not rounds and args.rounds_dir:
@@ -294,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for path in rounds:
         print(f"v{round_name(path)}: {path} ...", file=sys.stderr, flush=True)
-        results.append(audit_round(path, reviews, args.mirrors, args.official, args.jobs))
+        results.append(audit_round(path, reviews, args.mirrors, args.official, args.jobs, args.keep))
     text = tables(results, reviews)
     print(text)
     if args.write_docs:
