@@ -29,6 +29,7 @@ TOKEN = b":::MLLOG "
 MAX_LINE_BYTES = 1 << 20
 #: A file larger than this is not parsed (the official repo checker allows 50 MB per file).
 MAX_FILE_BYTES = 256 << 20
+LEGACY_TOKEN = b":::MLL "
 #: After this many issues of one code in one file, the rest are counted in one summary issue.
 MAX_ISSUES_PER_CODE = 10
 
@@ -201,7 +202,9 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
         line_count = _parse_stream(stream, display_path, events, sink)
     except OSError as error:
         return _unreadable(sink, error, events, display_path, size, line_count, context)
-    return _finish(sink, events, display_path, size, line_count, context)
+    # rounds 0.5 and 0.6 logged `:::MLL <time> <key>: <json>`, which no supported round reads
+    legacy = LEGACY_TOKEN in head and b":::MLLOG" not in head
+    return _finish(sink, events, display_path, size, line_count, context, legacy)
 
 
 def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], display_path: str, size: int,
@@ -215,13 +218,22 @@ def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], displa
 
 
 def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: int, line_count: int,
-            context: dict[str, Any]) -> Run:
+            context: dict[str, Any], legacy: bool = False) -> Run:
     if not events and not any(issue.code != Code.NOT_UTF8 for issue in sink.issues):
-        sink.add(
-            Code.NO_RECORDS,
-            f"no ':::MLLOG' record in {line_count} line(s)",
-            hint="The file must be the output of a run logged with mlperf_logging.mllog.",
-        )
+        if legacy:
+            sink.add(
+                Code.NO_RECORDS,
+                f"unsupported log format: ':::MLL' lines of MLPerf Training 0.5/0.6, no ':::MLLOG' record in "
+                f"{line_count} line(s)",
+                hint="mlperf-audit reads the ':::MLLOG {json}' logs of rounds 1.0 and later; check 0.x results with "
+                "the mlperf-logging release of their round.",
+            )
+        else:
+            sink.add(
+                Code.NO_RECORDS,
+                f"no ':::MLLOG' record in {line_count} line(s)",
+                hint="The file must be the output of a run logged with mlperf_logging.mllog.",
+            )
     return Run(display_path, tuple(events), sink.finish(), size, line_count, **context)
 
 

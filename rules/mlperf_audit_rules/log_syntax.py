@@ -285,7 +285,9 @@ class TruncatedFile(IssueRule):
 class NoRecords(IssueRule):
     """A result file holds no `:::MLLOG` record at all.
 
-    What it checks: that a result file holds at least one MLLOG record.
+    What it checks: that a result file holds at least one MLLOG record. A file of `:::MLL` lines,
+    the format of MLPerf Training 0.5 and 0.6, is named as an unsupported log format: the rounds
+    mlperf-audit supports (1.0 on) log `:::MLLOG {json}`.
 
     Why it matters: without records there is no run; the official checker fails the file with
     "No log lines detected".
