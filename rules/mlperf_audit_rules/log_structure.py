@@ -366,6 +366,8 @@ class IntervalPairing(Rule):
     epoch). Evaluations that name their epoch (`epoch_num`) pair by it and may overlap: an
     asynchronous evaluation of epoch N runs while epoch N+1 trains.
 
+    Each problem is reported once per file, at its first line, with the number of repeats.
+
     Why it matters: the official checker does not pair intervals; a start without a stop, or two
     overlapping evaluations, means the log was assembled from several runs or ranks, and the
     evaluation schedule cannot be read from it.
@@ -387,13 +389,14 @@ class IntervalPairing(Rule):
             # trains): those that name their epoch pair by it, and may overlap
             by_epoch = kind == "eval"
             opened: dict[Any, LogEvent] = {}
+            nested: list[tuple[LogEvent, LogEvent]] = []
+            unopened: list[LogEvent] = []
             for event in run.events:
                 if event.key == f"{kind}_start":
                     name = _epoch_of(event) if by_epoch else None
                     earlier = opened.get(name) if name is not None else next(iter(opened.values()), None)
                     if earlier is not None and (name is not None or not by_epoch or _epoch_of(earlier) is None):
-                        yield self.finding(f"{kind}_start at line {event.line} while the {kind} started at line "
-                                           f"{earlier.line} is still open", path=run.path, line=event.line)
+                        nested.append((event, earlier))
                     if name is None:
                         opened.clear()
                     opened[name] = event
@@ -404,9 +407,21 @@ class IntervalPairing(Rule):
                     elif name is None and opened:
                         opened.popitem()
                     else:
-                        yield self.finding(f"{kind}_stop at line {event.line} without a {kind}_start",
-                                           path=run.path, line=event.line)
+                        unopened.append(event)
                         opened.pop(None, None)
+            # one finding per problem and file: a logger that never pairs its intervals does so thousands of times
+            if nested:
+                event, earlier = nested[0]
+                yield self.finding(f"{kind}_start at line {event.line} while the {kind} started at line "
+                                   f"{earlier.line} is still open{_more(nested)}", path=run.path, line=event.line)
+            if unopened:
+                event = unopened[0]
+                yield self.finding(f"{kind}_stop at line {event.line} without a {kind}_start{_more(unopened)}",
+                                   path=run.path, line=event.line)
+
+
+def _more(found: list[Any]) -> str:
+    return f" ({len(found) - 1} more in this file)" if len(found) > 1 else ""
 
 
 def _epoch_of(event: LogEvent) -> Any:
