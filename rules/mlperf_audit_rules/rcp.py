@@ -247,10 +247,16 @@ def _num(value: Any) -> str:
     return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
+def convergences(result: BenchmarkResult, version: str, train_samples: bool = False) -> list[RunConvergence]:
+    """Every run's convergence point in the unit the RCP check reads: bert in training samples where
+    the submitter's flags ask for it or where its epoch_num never progresses."""
+    train_samples = train_samples or train_samples_in_force(result) or _epochs_do_not_progress(result)
+    return [run_convergence(run, version, train_samples) for run in result.runs]
+
+
 def evaluate(result: BenchmarkResult, version: str, bypass: bool, cache_dir: str | None = None,
              train_samples: bool = False) -> Verdict:
-    train_samples = train_samples or _epochs_do_not_progress(result)
-    runs = [run_convergence(run, version, train_samples) for run in result.runs]
+    runs = convergences(result, version, train_samples)
     batch_sizes = {repr(r.batch_size) for r in runs}
     benchmarks = {repr(r.benchmark) for r in runs}  # repr: the logs may hold a list or a dict here
     batch = runs[0].batch_size
