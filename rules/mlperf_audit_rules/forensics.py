@@ -224,7 +224,8 @@ class EventsAfterStop(Rule):
     (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, a learning rate or throughput,
     `submission_*` repeated by a launcher), which is not flagged, nor the offline evaluation of
     stable_diffusion and minigo (`eval_start`, `eval_accuracy`, `eval_stop`, `eval_result`), nor
-    `cache_clear` records timed before `run_stop` (a launcher's output gathered after the run's). A block opened after
+    records timed no later than `run_stop` (a launcher's cache_clear gathered after the run's
+    output, HugeCTR's last evaluation logged at run_stop's millisecond). A block opened after
     `run_stop` with no evaluation (the unet3d reference loop's last iteration) is information.
 
     Why it matters: training or evaluation after the clock stopped is work the time-to-train does
@@ -262,10 +263,11 @@ class EventsAfterStop(Rule):
 
 
 def _flushed_late(event: Any, stop_ms: Any) -> bool:
-    """A launcher's `cache_clear` timed before run_stop but written after it (v5.0/v5.1 logs gather
-    the ranks' output; the record dates from before the run): bookkeeping, not work after the stop."""
-    return (event.key == "cache_clear" and isinstance(event.time_ms, (int, float))
-            and isinstance(stop_ms, (int, float)) and event.time_ms <= stop_ms)
+    """A record written after run_stop but timed no later than it was done before the clock stopped: a
+    launcher's cache_clear gathered after the run's output (v5.0, v5.1), HugeCTR's last eval_accuracy
+    logged at run_stop's millisecond (v1.0)."""
+    return (isinstance(event.time_ms, (int, float)) and isinstance(stop_ms, (int, float))
+            and event.time_ms <= stop_ms)
 
 
 def fingerprint(run: Run) -> tuple[Any, ...] | None:
