@@ -71,7 +71,10 @@ class Review:
 
 def load_reviews(path: Path) -> list[Review]:
     """The reviews, validated: each names one rule, a path glob narrower than everything, a verdict and evidence."""
-    data = yaml.safe_load(path.read_text()) if path.is_file() else None
+    try:
+        data = yaml.safe_load(path.read_text()) if path.is_file() else None
+    except yaml.YAMLError as error:
+        raise SystemExit(f"{path}: not valid YAML: {error}") from None
     reviews = []
     for index, entry in enumerate((data or {}).get("reviews", [])):
         where = f"{path.name} review {index + 1}"
