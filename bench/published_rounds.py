@@ -20,7 +20,7 @@ findings are then snapshot artefacts, not findings to review.
 Getting a round: `git clone https://github.com/mlcommons/training_results_v4.1` (then point this
 harness at the clone), or extract a snapshot with `extract_round.py GITDIR DEST`.
 
-Usage: python bench/published_rounds.py [ROUND ...] [--rounds-dir DIR] [--official] [--mirrors DIR]
+Usage: python bench/published_rounds.py [ROUND ...] [--rounds-dir DIR] [--official [X.Y,...]] [--mirrors DIR]
                                         [--write-docs] [--jobs N] [--keep DIR]
 ROUNDS default to the rounds under --rounds-dir (default: $MLPERF_AUDIT_ROUNDS).
 """
@@ -285,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rounds", nargs="*", type=Path)
     parser.add_argument("--rounds-dir", type=Path, default=os.environ.get("MLPERF_AUDIT_ROUNDS"))
-    parser.add_argument("--official", action="store_true", help="also run the official checker and summarizer")
+    parser.add_argument("--official", nargs="?", const="all", default="",
+                        help="also run the official checker and summarizer (on every round, or on the comma-separated "
+                             "rounds given: --official 3.1,4.0)")
     parser.add_argument("--mirrors", type=Path, help="bare git directories of the rounds, to list missing files")
     parser.add_argument("--reviews", type=Path, default=REVIEWS)
     parser.add_argument("--write-docs", action="store_true", help=f"write the tables into {DOCS.relative_to(REPO)}")
@@ -302,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for path in rounds:
         print(f"v{round_name(path)}: {path} ...", file=sys.stderr, flush=True)
-        results.append(audit_round(path, reviews, args.mirrors, args.official, args.jobs, args.keep))
+        official = args.official == "all" or round_name(path) in args.official.split(",")
+        results.append(audit_round(path, reviews, args.mirrors, official, args.jobs, args.keep))
     text = tables(results, reviews)
     print(text)
     if args.write_docs:
