@@ -14,6 +14,7 @@ from mlperf_audit.plugins import PluginHost
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "packages"
 SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v4.1-sample").resolve()
+POWER_SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v5.0-power-sample").resolve()
 REQUIRE_SAMPLE_ENV = "MLPERF_AUDIT_REQUIRE_SAMPLE"
 
 
@@ -47,14 +48,25 @@ def cli(capsys: pytest.CaptureFixture[str]):
     return run
 
 
+def shared_data(path: Path, what: str) -> Path:
+    """A real sample under ../shared/data: its absence fails under CI and skips elsewhere."""
+    if not path.is_dir():
+        if os.environ.get(REQUIRE_SAMPLE_ENV):
+            pytest.fail(f"the real {what} is required here but missing: {path}")
+        pytest.skip(f"the real {what} is not present at {path}")
+    return path
+
+
 @pytest.fixture(scope="session")
 def sample() -> Path:
-    """The real published v4.1 sample; its absence fails under CI and skips elsewhere."""
-    if not SAMPLE.is_dir():
-        if os.environ.get(REQUIRE_SAMPLE_ENV):
-            pytest.fail(f"the real v4.1 sample is required here but missing: {SAMPLE}")
-        pytest.skip(f"the real v4.1 sample is not present at {SAMPLE}")
-    return SAMPLE
+    """The real published v4.1 sample."""
+    return shared_data(SAMPLE, "v4.1 sample")
+
+
+@pytest.fixture(scope="session")
+def power_sample() -> Path:
+    """The real published v5.0 sample with power logs."""
+    return shared_data(POWER_SAMPLE, "v5.0 power sample")
 
 
 @pytest.fixture(scope="session")

@@ -28,27 +28,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, REQUIRE_SAMPLE_ENV
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
 from mlperf_audit_rules.scoring import listing_order, time_to_train_ms
 
-POWER_SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v5.0-power-sample").resolve()
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"
 POWER_BENCHMARKS = ("bert", "llama2_70b_lora")
 RULESET = Config(ruleset="training-5.0.0")
-
-
-@pytest.fixture(scope="session")
-def power_sample() -> Path:
-    """The real published v5.0 power sample; its absence fails under CI and skips elsewhere."""
-    if not POWER_SAMPLE.is_dir():
-        if os.environ.get(REQUIRE_SAMPLE_ENV):
-            pytest.fail(f"the real v5.0 power sample is required here but missing: {POWER_SAMPLE}")
-        pytest.skip(f"the real v5.0 power sample is not present at {POWER_SAMPLE}")
-    return POWER_SAMPLE
 
 
 def official_row() -> dict[str, str]:

@@ -14,10 +14,8 @@ from mlperf_audit.api import check, score
 from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
 
-from conftest import FIXTURES, SAMPLE
+from conftest import FIXTURES, POWER_SAMPLE, SAMPLE
 
-SHARED = SAMPLE.parent
-POWER_SAMPLE = SHARED / "mlperf-training-v5.0-power-sample"
 
 
 def _packages() -> list[Path]:
@@ -46,10 +44,8 @@ def test_two_processes_check_and_score_like_one(package: Path, host) -> None:
         s.to_dict() for s in score(package, config, host, jobs=1)]
 
 
-def test_power_folders_are_plain_data() -> None:
-    if not POWER_SAMPLE.is_dir():
-        pytest.skip(f"the v5.0 power sample is not present at {POWER_SAMPLE}")
-    tree = discover(POWER_SAMPLE)
+def test_power_folders_are_plain_data(power_sample) -> None:
+    tree = discover(power_sample)
     folders = [folder for folder in tree.benchmark_folders if folder.power is not None]
     assert folders, "the power sample has power folders"
     for folder in folders:

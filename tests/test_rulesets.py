@@ -15,9 +15,8 @@ from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
 from mlperf_audit_rules import compliance
 
-from conftest import FIXTURES, SAMPLE, published_rounds
+from conftest import FIXTURES, published_rounds
 
-POWER_SAMPLE = SAMPLE.parent / "mlperf-training-v5.0-power-sample"
 
 
 def test_every_shipped_round_from_1_0_is_supported() -> None:
@@ -72,8 +71,10 @@ def test_the_real_samples_are_recognised(sample) -> None:
     assert infer_round(discover(sample)).ruleset == "training-4.1.0"
     # NVIDIA's v4.1 package reuses runs logged in April 2024; its newest run dates it
     assert infer_round(discover(sample / "NVIDIA")).ruleset == "training-4.1.0"
-    if POWER_SAMPLE.is_dir():
-        assert infer_round(discover(POWER_SAMPLE)).ruleset == "training-5.0.0"
+
+
+def test_the_power_sample_is_recognised(power_sample) -> None:
+    assert infer_round(discover(power_sample)).ruleset == "training-5.0.0"
 
 
 def test_auto_is_said_and_a_named_ruleset_is_kept(host) -> None:
