@@ -101,3 +101,19 @@ def test_oversized_member_is_a_finding_and_is_never_read(cli, fixtures, tmp_path
     too_large = [f for f in report["findings"] if f["rule"] == "LOG016"]
     assert too_large and all("result_" in f["path"] for f in too_large)
     assert not any(name.endswith(".txt") and "/results/" in f"/{name}" for name in reads)
+
+
+def test_a_damaged_member_is_an_unreadable_file_not_an_internal_error(cli, fixtures, tmp_path):
+    """A member whose bytes fail their CRC (or are encrypted, or use an unknown method) is reported as a
+    file that cannot be read, by the round inference and by the parser alike."""
+    archive = pack(fixtures / "broken" / "missing-run-stop" / "Fixture", tmp_path / "damaged.zip")
+    data = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as zipped:
+        info = next(i for i in zipped.infolist() if i.filename.endswith("result_0.txt"))
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + 40:start + 48] = b"XXXXXXXX"
+    archive.write_bytes(bytes(data))
+    result = cli("check", str(archive), "--format", "json", "--jobs", "1")
+    assert result.code in (0, 1), result.err
+    report = json.loads(result.out)
+    assert any("result_0.txt" in (f["path"] or "") and "cannot read" in f["message"] for f in report["findings"])

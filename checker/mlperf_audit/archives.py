@@ -12,6 +12,7 @@ import io
 import os
 import posixpath
 import tarfile
+import zlib
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,17 @@ class Archive:
                 self._tar = tarfile.open(self.path, "r:*")
 
     def read(self, name: str, size: int) -> bytes:
+        """The member's bytes (at most its declared size + 1); a damaged, encrypted or unsupported member
+        raises OSError, which every reader reports as an unreadable file."""
+        try:
+            return self._read(name, size)
+        except OSError:
+            raise
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, RuntimeError, NotImplementedError, ValueError,
+                zlib.error) as error:
+            raise OSError(f"damaged archive member: {type(error).__name__}: {error}") from None
+
+    def _read(self, name: str, size: int) -> bytes:
         self._open()
         if self._zip is not None:
             with self._zip.open(self._original(name)) as stream:  # at most the declared size (+1 to notice more)

@@ -422,8 +422,10 @@ def _params(entry: FileEntry, level: str, every_line: bool = False) -> CheckerPa
         for number, line in enumerate(text.splitlines(), 1)
         if line.split("#", 1)[0].strip()
     )
-    official = (frozenset(directive for _, directive in lines) if every_line else
-                frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r"))))
+    # the package checker reads its own file with a newline compared (only an unterminated last line counts);
+    # the verify script reads the submitter's with `read`, which drops an unterminated last line
+    official = (frozenset(line.strip() for line in text.splitlines(keepends=True) if line.endswith("\n")) if every_line
+                else frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r"))))
     return CheckerParams(entry.path, level, lines, official)
 
 

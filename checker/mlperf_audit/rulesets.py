@@ -59,6 +59,20 @@ SUPPORTED = _shipped()
 CHOICES = (AUTO,) + SUPPORTED
 
 
+#: The package checker's options that a submitter's own `package_checker_params` may name, one per line:
+#: the round's verify script passes each newline-terminated line as `--<line>`. Spelled with underscores
+#: until mlperf-logging 24bed7e (2024-09-19), with hyphens from 4.1 on; a seed bypass exists only since.
+CHECKER_OPTIONS = ("rcp_bypass", "rcp_bert_train_samples", "seed_checker_bypass")
+
+
+def checker_flag(option: str, ruleset: str) -> str | None:
+    """How `option` is written in a submitter's package_checker_params for `ruleset`, or None where the
+    round's package checker has no such option."""
+    if tuple(int(p) for p in ruleset.split("-", 1)[1].split(".")) >= (4, 1, 0):
+        return option.replace("_", "-")
+    return None if option == "seed_checker_bypass" else option
+
+
 def version_of(folder: str) -> str | None:
     """`training_3.1.0` -> "3.1.0" when that round is supported (an official rule file may enqueue
     another round's file), else None."""
@@ -191,13 +205,15 @@ def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inferen
     """
     wanted = sorted({b for b in benchmarks if b})
     day = _dated(dated_files)
-    rounds = {name: set(get(name).benchmarks) for name in SUPPORTED}
-    fits = tuple(name for name in SUPPORTED if set(wanted) <= rounds[name])
+    # a round without a publication day (a newer mlperf-logging than the pin) cannot be dated: not inferred
+    dated_rounds = tuple(name for name in SUPPORTED if name.split("-", 1)[1] in PUBLISHED)
+    rounds = {name: set(get(name).benchmarks) for name in dated_rounds}
+    fits = tuple(name for name in dated_rounds if set(wanted) <= rounds[name])
     unknown: tuple[str, ...] = ()
     candidates = fits
     if not candidates:
         best = max(len(set(wanted) & known) for known in rounds.values())
-        candidates = tuple(name for name in SUPPORTED if len(set(wanted) & rounds[name]) == best)
+        candidates = tuple(name for name in dated_rounds if len(set(wanted) & rounds[name]) == best)
         unknown = tuple(b for b in wanted if not any(b in known for known in rounds.values()))
     shown = ", ".join(wanted) or "no benchmark folders"
     fit_text = (f"the benchmarks ({shown}) fit {_span(fits)}" if fits else
@@ -238,7 +254,9 @@ def _within(day: datetime.date, ruleset: str) -> bool:
 
 
 def within(day: str, ruleset: str) -> bool:
-    """Whether a run logged on `day` (YYYY-MM-DD) belongs in `ruleset`'s window."""
+    """Whether a run logged on `day` (YYYY-MM-DD) belongs in `ruleset`'s window (True for an undated round)."""
+    if ruleset.split("-", 1)[1] not in PUBLISHED:
+        return True
     return _within(datetime.date.fromisoformat(day), ruleset)
 
 

@@ -133,6 +133,12 @@ def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
         return set()
     if any(later < earlier for earlier, later in zip(times, times[1:])):
         return set()
+    # training goes on while the evaluations wait, but by no more than one evaluation interval past
+    # run_stop (the block after the target's): more means run_stop was moved back
+    cadence = max((later - earlier for earlier, later in zip(times, times[1:])), default=0)
+    if any(isinstance(e.time_ms, (int, float)) and e.time_ms - stop_ms > cadence + BACKWARDS_TOLERANCE_MS
+           for e in events[1:first]):
+        return set()
     return set(range(first, len(events)))
 
 
@@ -224,8 +230,8 @@ class EventsAfterStop(Rule):
     (`status`, `tracked_stats`, `seed`, `epoch_stop`, `block_stop`, a learning rate or throughput,
     `submission_*` repeated by a launcher), which is not flagged, nor the offline evaluation of
     stable_diffusion and minigo (`eval_start`, `eval_accuracy`, `eval_stop`, `eval_result`), nor
-    records timed no later than `run_stop` (a launcher's cache_clear gathered after the run's
-    output, HugeCTR's last evaluation logged at run_stop's millisecond). A block opened after
+    records timed between the last record before `run_stop` and `run_stop` (HugeCTR's last
+    evaluation logged at run_stop's millisecond), nor a launcher's `cache_clear` timed before it. A block opened after
     `run_stop` with no evaluation (the unet3d reference loop's last iteration) is information.
 
     Why it matters: training or evaluation after the clock stopped is work the time-to-train does
@@ -248,8 +254,10 @@ class EventsAfterStop(Rule):
             return
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         stop_ms = run.events[stop].time_ms
+        before_ms = run.events[stop - 1].time_ms if stop > 0 else None
         late = [e for e in run.events[stop + 1:]
-                if e.key in WORK_KEYS and not (offline and e.key in EVAL_KEYS) and not _flushed_late(e, stop_ms)]
+                if e.key in WORK_KEYS and not (offline and e.key in EVAL_KEYS)
+                and not _flushed_late(e, stop_ms, before_ms)]
         if late:
             keys = ", ".join(sorted({e.key for e in late}))
             if {e.key for e in late} <= LOOP_TAIL:
@@ -262,12 +270,16 @@ class EventsAfterStop(Rule):
                 yield self.finding(f"{len(late)} record(s) after run_stop ({keys})", path=run.path, line=late[0].line)
 
 
-def _flushed_late(event: Any, stop_ms: Any) -> bool:
-    """A record written after run_stop but timed no later than it was done before the clock stopped: a
-    launcher's cache_clear gathered after the run's output (v5.0, v5.1), HugeCTR's last eval_accuracy
-    logged at run_stop's millisecond (v1.0)."""
-    return (isinstance(event.time_ms, (int, float)) and isinstance(stop_ms, (int, float))
-            and event.time_ms <= stop_ms)
+def _flushed_late(event: Any, stop_ms: Any, before_ms: Any) -> bool:
+    """A record written after run_stop but timed at it (HugeCTR's last evaluation at run_stop's
+    millisecond, v1.0), or a launcher's cache_clear gathered after the run's output (v5.0, v5.1): not work
+    after the stop. Any other record timed before run_stop, and before the last record logged ahead of it,
+    was moved there: it is reported."""
+    if not (isinstance(event.time_ms, (int, float)) and isinstance(stop_ms, (int, float))):
+        return False
+    if event.key == "cache_clear":
+        return event.time_ms <= stop_ms
+    return (isinstance(before_ms, (int, float)) and before_ms <= event.time_ms <= stop_ms)
 
 
 def fingerprint(run: Run) -> tuple[Any, ...] | None:

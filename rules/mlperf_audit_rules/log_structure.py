@@ -404,8 +404,9 @@ class IntervalPairing(Rule):
                     name = _epoch_of(event) if by_epoch else None
                     if name is not None and name in opened:
                         del opened[name]
-                    elif name is None and opened:
-                        opened.popitem()
+                    elif opened and (name is None or None in opened or len(opened) == 1):
+                        # an unnamed interval, or the only open one, is what a stop closes in file order
+                        opened.pop(None) if None in opened else opened.popitem()
                     else:
                         unopened.append(event)
                         opened.pop(None, None)

@@ -389,14 +389,21 @@ class SystemDescriptionMissing(Rule):
 
 
 KNOWN_DIRECTIVES = {"rcp-bypass", "seed-checker-bypass"}
-#: A submitter-level file holds the package checker's flags, which the round's verify script passes
-#: for every folder of the submitter (`rcp_bypass` and `rcp_bert_train_samples` in rounds 2.0-3.0).
-SUBMITTER_FLAGS = {"rcp_bypass", "rcp_bert_train_samples", "seed_checker_bypass"}
-BYPASSES = {"rcp-bypass", "seed-checker-bypass", "rcp_bypass", "seed_checker_bypass"}
+BYPASS_OPTIONS = ("rcp_bypass", "seed_checker_bypass")
 
 
-def known_directives(level: str) -> set[str]:
-    return SUBMITTER_FLAGS if level == "submitter" else KNOWN_DIRECTIVES
+def known_directives(level: str, ruleset: str) -> set[str]:
+    """A submitter-level file holds the package checker's options, which the round's verify script
+    passes for every folder of the submitter, spelled as that round's checker spells them."""
+    if level != "submitter":
+        return KNOWN_DIRECTIVES
+    return {flag for option in rulesets.CHECKER_OPTIONS if (flag := rulesets.checker_flag(option, ruleset))}
+
+
+def bypasses(level: str, ruleset: str) -> set[str]:
+    if level != "submitter":
+        return KNOWN_DIRECTIVES
+    return {flag for option in BYPASS_OPTIONS if (flag := rulesets.checker_flag(option, ruleset))}
 
 
 class BypassInForce(Rule):
@@ -405,8 +412,9 @@ class BypassInForce(Rule):
     What it checks: the directives of `results/<system>/package_checker_params` and
     `results/<system>/<benchmark>/package_checker_params`, read one per line (blank lines and
     `#` comments ignored): `rcp-bypass` and `seed-checker-bypass`; and the submitter's own
-    `<submitter>/package_checker_params`, whose lines the round's verify script passes to the
-    package checker as flags for every folder (`rcp_bypass`, `seed_checker_bypass`).
+    `<submitter>/package_checker_params`, whose newline-terminated lines the round's verify script
+    passes to the package checker as options for every folder (`rcp_bypass` until 4.0,
+    `rcp-bypass` and `seed-checker-bypass` from 4.1).
 
     Why it matters: a bypass must be approved by the submission committee, so every report lists
     each one in force. The official package checker compares each line *with its newline* to the
@@ -427,7 +435,7 @@ class BypassInForce(Rule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         for params in result.folder.params:
             for _, directive in params.lines:
-                if directive not in known_directives(params.level) or directive not in BYPASSES:
+                if directive not in bypasses(params.level, context.ruleset):
                     continue
                 official = "" if directive in params.official else (
                     " (the official checker ignores it: it compares lines with their newline)"
@@ -440,8 +448,9 @@ class UnknownDirective(Rule):
     """A `package_checker_params` line is not a known directive.
 
     What it checks: that each non-blank, non-comment line is `rcp-bypass` or `seed-checker-bypass`
-    (in a submitter's own file: one of the package checker's flags `rcp_bypass`,
-    `rcp_bert_train_samples`, `seed_checker_bypass`).
+    (in a submitter's own file: one of the package checker's options as the round spells them,
+    `rcp_bypass` and `rcp_bert_train_samples` until 4.0, `rcp-bypass`, `rcp-bert-train-samples` and
+    `seed-checker-bypass` from 4.1; any other line makes the verify script's package checker stop).
 
     Why it matters: a misspelt bypass (`rcp_bypass`) silently does nothing in the official checker.
 
@@ -459,7 +468,7 @@ class UnknownDirective(Rule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         for params in result.folder.params:  # a system-level file repeats per folder; the engine drops repeats
             for number, directive in params.lines:
-                known = known_directives(params.level)
+                known = known_directives(params.level, context.ruleset)
                 if directive not in known:
                     yield self.finding(
                         f"unknown directive {directive!r}; known at {params.level} level: {', '.join(sorted(known))}",

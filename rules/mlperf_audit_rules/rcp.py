@@ -250,7 +250,8 @@ def _num(value: Any) -> str:
 def convergences(result: BenchmarkResult, version: str, train_samples: bool = False) -> list[RunConvergence]:
     """Every run's convergence point in the unit the RCP check reads: bert in training samples where
     the submitter's flags ask for it or where its epoch_num never progresses."""
-    train_samples = train_samples or train_samples_in_force(result) or _epochs_do_not_progress(result)
+    train_samples = train_samples or train_samples_in_force(result, f"{rulesets.USAGE}-{version}") or (
+        tuple(map(int, version.split("."))) < (2, 0, 0) and _epochs_do_not_progress(result))
     return [run_convergence(run, version, train_samples) for run in result.runs]
 
 
@@ -311,8 +312,9 @@ TOO_FEW_RUNS = "Too few runs for an RCP mean"
 
 def _epochs_do_not_progress(result: BenchmarkResult) -> bool:
     """bert logs whose evaluations all say the same `epoch_num` (NVIDIA-derived 1.0/1.1 logs write 1)
-    but which log `train_samples`: the reviewers of those rounds ran the RCP check with
-    `--rcp_bert_train_samples` (a command-line option then, recorded nowhere in the package)."""
+    but which log `train_samples`: the reviewers of rounds before 2.0 ran the RCP check with
+    `--rcp_bert_train_samples` (a command-line option then, recorded nowhere in the package; from 2.0
+    the submitter's package_checker_params says it)."""
     if result.benchmark != "bert":
         return False
     for run in result.runs:
@@ -342,18 +344,21 @@ def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str,
     verdict.passed = bool(verdict.mean >= record["RCP Mean"] / record["Max Speedup"])
 
 
-def bypass_in_force(result: BenchmarkResult) -> bool:
-    return _directive(result, BYPASS, "rcp_bypass")
+def bypass_in_force(result: BenchmarkResult, ruleset: str) -> bool:
+    return _directive(result, BYPASS, "rcp_bypass", ruleset)
 
 
-def train_samples_in_force(result: BenchmarkResult) -> bool:
-    """The submitter's flags ask for bert's convergence in training samples (`rcp_bert_train_samples`)."""
-    return _directive(result, None, "rcp_bert_train_samples")
+def train_samples_in_force(result: BenchmarkResult, ruleset: str) -> bool:
+    """The submitter's options ask for bert's convergence in training samples (`rcp_bert_train_samples`)."""
+    return _directive(result, None, "rcp_bert_train_samples", ruleset)
 
 
-def _directive(result: BenchmarkResult, directive: str | None, flag: str) -> bool:
-    """A system- or benchmark-level directive, or the submitter-level flag of the verify script."""
-    return any((params.level == "submitter" and line == flag) or (params.level != "submitter" and line == directive)
+def _directive(result: BenchmarkResult, directive: str | None, option: str, ruleset: str) -> bool:
+    """A system- or benchmark-level directive, or the submitter-level option of the round's verify script
+    (spelled as the round spells it, on a newline-terminated line: the script's `read` drops the last one)."""
+    flag = rulesets.checker_flag(option, ruleset)
+    return any((params.level == "submitter" and line == flag and line in params.official)
+               or (params.level != "submitter" and line == directive)
                for params in result.folder.params for _, line in params.lines)
 
 
@@ -362,8 +367,8 @@ def verdict_for(result: BenchmarkResult, context: CheckContext) -> Verdict | Non
     if context.division_of(result) != "closed" or not result.runs or result.benchmark in NO_RCP_CHECK:
         return None
     version = context.ruleset.split("-", 1)[1]
-    return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result),
-                                                             context.config.cache_dir, train_samples_in_force(result)))
+    return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result, context.ruleset),
+                                                             context.config.cache_dir))
 
 
 class _RcpRule(Rule):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import fnmatch
 import io
+import math
 import json
 import os
 import posixpath
@@ -178,7 +179,7 @@ def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
 
 
 def _number(record: PowerRecord, shown: str) -> float:
-    if not isinstance(record.value, (int, float)):
+    if not isinstance(record.value, (int, float)) or not math.isfinite(record.value):
         raise EnergyError(f"{record.key} at line {record.line} of {shown} is not a number: {record.value!r}"[:200])
     return record.value
 
@@ -288,6 +289,8 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
                 total += energy(read_power_log(source, shown), ttt_ms, shown)
             except ArithmeticError as error:  # a number too large for a float
                 raise EnergyError(f"{shown}: {error}") from None
+    if not math.isfinite(total):  # a time_ms of "nan" or "inf", which float() takes
+        raise EnergyError(f"the energy of {run.name} is not a finite number ({total!r})")
     return total
 
 
@@ -347,7 +350,7 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
 def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str,
                  verdict: Verdict) -> tuple[str, Any, Any]:
     """The summarizer's RCP, GBS and samples_to_converge columns (its own RCP run has no bypass)."""
-    unbypassed: Verdict = verdict if not verdict.bypassed and not bypass_in_force(result) else evaluate(
+    unbypassed: Verdict = verdict if not verdict.bypassed and not bypass_in_force(result, context.ruleset) else evaluate(
         result, version, bypass=False, cache_dir=context.config.cache_dir)
     status = "Pass" if unbypassed.passed else RCP_STATUS.get(
         unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
 from mlperf_audit.engine import CheckContext
 
 from .history import later_check
@@ -23,7 +23,8 @@ def applies(result: BenchmarkResult, context: CheckContext) -> bool:
     """Closed division, no bypass in force."""
     if context.division_of(result) != "closed":
         return False
-    return not any((params.level == "submitter" and line == "seed_checker_bypass")
+    flag = rulesets.checker_flag("seed_checker_bypass", context.ruleset)
+    return not any((params.level == "submitter" and line == flag and line in params.official)
                    or (params.level != "submitter" and line == BYPASS)
                    for params in result.folder.params for _, line in params.lines)
 

@@ -70,7 +70,7 @@ class SystemSchema(Rule):
         for error in schemas.errors(SCHEMA, system.data):
             field = schemas.field_of(error)
             message = f"{field}: {schemas.describe(error)}"
-            later = _status_rule_later(system.data, field, context.ruleset)
+            later = _status_rule_later(system.data, field, context.ruleset) if error.validator != "required" else None
             yield self.finding(f"{message}; {later.note(context.ruleset)}" if later else message, path=system.path,
                                line=system.field_lines.get(field), severity=Severity.INFO if later else None)
 
@@ -210,7 +210,7 @@ class NodeCountMismatch(Rule):
         if nodes is None or not str(nodes).strip().isdigit():
             return
         for run, event in _values(result, "submission_platform"):
-            match = re.match(r"^(\d+)x(.*)$", str(event.value))
+            match = re.match(r"^(\d{1,9})x(.*)$", str(event.value))
             if match and _counts_accelerators(match.group(2), int(match.group(1)), description):
                 continue
             if match and int(match.group(1)) != int(str(nodes).strip()):
