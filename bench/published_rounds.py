@@ -166,7 +166,11 @@ def official_scores(root: Path, version: str, work: Path) -> dict[str, float]:
     shutil.copytree(root, tree, symlinks=True)
     for submission in sorted(p for p in tree.iterdir() if (p / "results").is_dir()):
         name = submission.name
-        subprocess.run([sys.executable, "-m", "mlperf_logging.package_checker", name, "training", version,
+        # as the round's verify script: each newline-terminated line of the submitter's file is an option
+        params = submission / "package_checker_params"
+        flags = [f"--{line.strip()}" for line in params.read_text().splitlines(keepends=True)
+                 if line.endswith("\n") and line.strip()] if params.is_file() else []
+        subprocess.run([sys.executable, "-m", "mlperf_logging.package_checker", name, "training", version, *flags,
                         "--log_output", str(work / f"{name}.log")], cwd=tree, capture_output=True, text=True)
         subprocess.run([sys.executable, "-m", "mlperf_logging.result_summarizer", name, "training", version,
                         "--csv", str(work / f"{name}.csv")], cwd=tree, capture_output=True, text=True)
