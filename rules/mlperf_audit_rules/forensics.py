@@ -30,6 +30,9 @@ EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy", "eval_result"}
 #: Offline evaluators that log when the checkpoint that beat the target was trained:
 #: benchmark -> (key, metadata field in seconds after run_start). minigo's run_stop is run_start plus it.
 TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
+#: Evaluation intervals that training may run past run_stop while deferred evaluations wait (twice the 4
+#: of Habana's published bert logs).
+DEFERRED_INTERVALS = 8
 #: Records of training or evaluation work: anything else after run_stop (status, tracked_stats, a
 #: learning rate, throughput, submission_* repeated by a launcher) is bookkeeping that counts no time.
 WORK_KEYS = {"run_start", "init_start", "init_stop", "block_start", "epoch_start", "eval_start", "eval_accuracy",
@@ -133,10 +136,10 @@ def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
         return set()
     if any(later < earlier for earlier, later in zip(times, times[1:])):
         return set()
-    # training goes on while the evaluations wait, but by no more than one evaluation interval past
-    # run_stop (the block after the target's): more means run_stop was moved back
+    # training goes on while the evaluations wait in their queue, but only so long past run_stop:
+    # Habana's v1.0-v3.1 bert logs train 4 evaluation intervals past it; far more means run_stop was moved
     cadence = max((later - earlier for earlier, later in zip(times, times[1:])), default=0)
-    if any(isinstance(e.time_ms, (int, float)) and e.time_ms - stop_ms > cadence + BACKWARDS_TOLERANCE_MS
+    if any(isinstance(e.time_ms, (int, float)) and e.time_ms - stop_ms > DEFERRED_INTERVALS * cadence + BACKWARDS_TOLERANCE_MS
            for e in events[1:first]):
         return set()
     return set(range(first, len(events)))
