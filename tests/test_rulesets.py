@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit import rulesets
-from mlperf_audit.api import check, infer_round, resolve_ruleset
+from mlperf_audit.api import check, resolve_ruleset
 from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
 from mlperf_audit_rules import compliance
@@ -68,13 +68,13 @@ def test_a_clock_in_the_future_or_a_broken_record_dates_nothing(tmp_path) -> Non
 
 @pytest.mark.sample
 def test_the_real_samples_are_recognised(sample) -> None:
-    assert infer_round(discover(sample)).ruleset == "training-4.1.0"
+    assert rulesets.infer_tree(discover(sample)).ruleset == "training-4.1.0"
     # NVIDIA's v4.1 package reuses runs logged in April 2024; its newest run dates it
-    assert infer_round(discover(sample / "NVIDIA")).ruleset == "training-4.1.0"
+    assert rulesets.infer_tree(discover(sample / "NVIDIA")).ruleset == "training-4.1.0"
 
 
 def test_the_power_sample_is_recognised(power_sample) -> None:
-    assert infer_round(discover(power_sample)).ruleset == "training-5.0.0"
+    assert rulesets.infer_tree(discover(power_sample)).ruleset == "training-5.0.0"
 
 
 def test_auto_is_said_and_a_named_ruleset_is_kept(host) -> None:
@@ -101,7 +101,7 @@ def test_cross_round_rule_files_are_followed() -> None:
 
 @pytest.mark.parametrize("version", sorted(published_rounds()))
 def test_each_published_round_is_inferred_as_itself(version) -> None:
-    inference = infer_round(discover(published_rounds()[version]))
+    inference = rulesets.infer_tree(discover(published_rounds()[version]))
     assert inference.ruleset == f"training-{version}.0", inference.reason
 
 

@@ -25,11 +25,6 @@ def resolve_ruleset(tree: Tree, config: Config) -> Config:
     return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 
 
-def infer_round(tree: Tree) -> rulesets.Inference:
-    """`rulesets.infer_tree` (kept here for callers of the API)."""
-    return rulesets.infer_tree(tree)
-
-
 def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1) -> list[Any]:
     """The scores (`mlperf_audit.scores.BenchmarkScore`) of every benchmark folder under PATH."""
     return scored(path, config, host, jobs)[1]

@@ -400,6 +400,16 @@ def known_directives(level: str, ruleset: str) -> set[str]:
     return {flag for option in rulesets.CHECKER_OPTIONS if (flag := rulesets.checker_flag(option, ruleset))}
 
 
+def directive_in_force(result: BenchmarkResult, directive: str | None, option: str, ruleset: str) -> bool:
+    """A system- or benchmark-level `directive`, or the submitter-level `option` of the round's verify
+    script (spelled as the round spells it, on a newline-terminated line: the script's `read` drops the
+    last one), is in force for the folder."""
+    flag = rulesets.checker_flag(option, ruleset)
+    return any((params.level == "submitter" and line == flag and line in params.official)
+               or (params.level != "submitter" and line == directive)
+               for params in result.folder.params for _, line in params.lines)
+
+
 def bypasses(level: str, ruleset: str) -> set[str]:
     if level != "submitter":
         return KNOWN_DIRECTIVES

@@ -32,6 +32,8 @@ from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit.cache import RCP_FOLDER, touch, write_entry
 from mlperf_audit.engine import CheckContext
 
+from .package_layout import directive_in_force
+
 NOT_CONVERGED = 1e9
 BYPASS = "rcp-bypass"
 #: Benchmark folders the official package checker runs no RCP check on (`benchmark != 'minigo'`).
@@ -345,21 +347,12 @@ def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str,
 
 
 def bypass_in_force(result: BenchmarkResult, ruleset: str) -> bool:
-    return _directive(result, BYPASS, "rcp_bypass", ruleset)
+    return directive_in_force(result, BYPASS, "rcp_bypass", ruleset)
 
 
 def train_samples_in_force(result: BenchmarkResult, ruleset: str) -> bool:
     """The submitter's options ask for bert's convergence in training samples (`rcp_bert_train_samples`)."""
-    return _directive(result, None, "rcp_bert_train_samples", ruleset)
-
-
-def _directive(result: BenchmarkResult, directive: str | None, option: str, ruleset: str) -> bool:
-    """A system- or benchmark-level directive, or the submitter-level option of the round's verify script
-    (spelled as the round spells it, on a newline-terminated line: the script's `read` drops the last one)."""
-    flag = rulesets.checker_flag(option, ruleset)
-    return any((params.level == "submitter" and line == flag and line in params.official)
-               or (params.level != "submitter" and line == directive)
-               for params in result.folder.params for _, line in params.lines)
+    return directive_in_force(result, None, "rcp_bert_train_samples", ruleset)
 
 
 def verdict_for(result: BenchmarkResult, context: CheckContext) -> Verdict | None:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit.engine import CheckContext
 
 from .history import later_check
+from .package_layout import directive_in_force
 
 BYPASS = "seed-checker-bypass"
 
@@ -23,10 +24,7 @@ def applies(result: BenchmarkResult, context: CheckContext) -> bool:
     """Closed division, no bypass in force."""
     if context.division_of(result) != "closed":
         return False
-    flag = rulesets.checker_flag("seed_checker_bypass", context.ruleset)
-    return not any((params.level == "submitter" and line == flag and line in params.official)
-                   or (params.level != "submitter" and line == BYPASS)
-                   for params in result.folder.params for _, line in params.lines)
+    return not directive_in_force(result, BYPASS, "seed_checker_bypass", context.ruleset)
 
 
 def _readable(run: Run, context: CheckContext) -> bool:
