@@ -66,7 +66,8 @@ class TimeGoesBackwards(Rule):
       training that went on after it;
     - for every benchmark, a deferred evaluation: all of the run's evaluation records logged in one
       batch after the training blocks and right before `run_stop` (Habana's bert, v1.0-v3.1),
-      provided the batch's own times never decrease and lie inside [`run_start`, `run_stop`];
+      provided the batch's own times never decrease and lie inside [`run_start`, `run_stop`], and
+      the training logged before it runs at most 8 evaluation intervals past `run_stop` (Habana: 4);
       `run_stop` then carries the time of the evaluation that reached the target. An evaluation
       outside the run, a batch that goes backwards, or evaluations logged in place besides the
       batch are still checked (and FOR002 checks the target against `run_stop`).
