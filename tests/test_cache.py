@@ -1,5 +1,6 @@
-"""The cache of parsed files and RCP references: same results as without it, never stale, never
-inside the checked package, and a broken cache is a miss, not an error."""
+"""The cache of parsed files: same results as without it, never stale, never inside the checked
+package, and a broken cache is a miss, not an error; the RCP references shipped as data are the
+official ones. (tests/security/test_cache.py attacks the cache.)"""
 
 from __future__ import annotations
 
@@ -44,6 +45,8 @@ HOSTILE = {
     "nested": LINE.replace('"value": 1', '"value": ' + "[" * 900 + "]" * 900),
     "no-records": "just shell output\n",
 }
+#: Parses that msgpack cannot hold (an int beyond 64 bits) are not cached: the file is parsed each time.
+NOT_CACHED = {"huge-number"}
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE))
@@ -56,7 +59,7 @@ def test_a_cached_parse_equals_a_fresh_one(tmp_path, name):
     first = parse_log(log, "a/result_1.txt", cache=cache)
     second = parse_log(log, "b/result_1.txt", benchmark="bert", cache=cache)
     assert canonical(first) == canonical(fresh)
-    assert cache.hits == 1  # the second read is served from the cache
+    assert cache.hits == (name not in NOT_CACHED)  # the second read is served from the cache
     assert canonical(second)[1:] == canonical(parse_log(log, "b/result_1.txt"))[1:]
     assert second.path == "b/result_1.txt" and all(e.file == "b/result_1.txt" for e in second.events)
     assert all(i.path == "b/result_1.txt" for i in second.issues)
@@ -104,17 +107,17 @@ def test_a_damaged_entry_is_a_miss(tmp_path, damage):
 
 
 def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path, monkeypatch):
-    import tempfile
+    import os
 
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     cache = ParseCache(tmp_path / "cache")
     log = tmp_path / "result_1.txt"
     log.write_text(LINE)
     assert canonical(parse_log(log, "x", cache=cache)) == canonical(parse_log(log, "x"))
-    assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))
+    assert not any(p.is_file() for p in (tmp_path / "cache").rglob("*"))  # nor a temporary file left
 
 
 def checksums(root: Path) -> dict[str, str]:
@@ -153,7 +156,9 @@ def test_cache_command(cli, tmp_path, fixtures):
     cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
     info = cli("cache", "--cache-dir", str(cache))
     assert info.code == 0 and f"{cache}: " in info.out and " 0 parsed" not in info.out
-    assert (cache / "rcp-v1").is_dir()  # the clean package's RCP statistics
+    assert not (cache / "rcp-v1").exists()  # the RCP statistics are shipped, never cached
+    (cache / "rcp-v1").mkdir()
+    (cache / "rcp-v1" / "0123.pickle").write_bytes(b"old statistics")  # what earlier versions left
     assert cli("cache", "clear", "--cache-dir", str(cache)).code == 0
     assert " 0 parsed file(s), 0.0 MiB" in cli("cache", "info", "--cache-dir", str(cache)).out
     assert not (cache / "rcp-v1").exists()
@@ -177,51 +182,70 @@ def typed(value):
     return (type(value).__name__, repr(value))
 
 
+def test_the_shipped_rcp_data_is_what_the_pinned_mlperf_logging_computes():
+    """Regenerates every round's data (all 85 checkers: about 3 s) and compares it with the shipped
+    files; after a pin moves, `python -m mlperf_audit_rules.rcp --write` makes them current."""
+    folder = Path(rcp.__file__).parent / rcp.DATA_FOLDER
+    assert sorted(p.name for p in folder.glob("*.json")) == sorted(f"{name}.json" for name in rulesets.SUPPORTED)
+    for name in rulesets.SUPPORTED:
+        assert (folder / f"{name}.json").read_text() == rcp.reference_json(name.split("-", 1)[1]), name
+
+
 @pytest.mark.parametrize("version, benchmark", rcp_cases())
-def test_a_cached_rcp_reference_is_the_official_one(tmp_path, version, benchmark):
+def test_a_shipped_rcp_reference_is_the_official_one(version, benchmark):
     rcp.reference.cache_clear()
-    rcp._reference_entry.cache_clear()
-    fresh = rcp.reference(version, benchmark, None)
-    rcp.reference.cache_clear()
-    computed = rcp.reference(version, benchmark, str(tmp_path))
-    rcp.reference.cache_clear()
-    loaded = rcp.reference(version, benchmark, str(tmp_path))
-    rcp.reference.cache_clear()
-    assert loaded is not computed
-    assert typed(loaded.__dict__) == typed(computed.__dict__) == typed(fresh.__dict__)
-    records = sorted(fresh.pruned_rcp_data.values(), key=lambda r: r["BS"])
+    rcp.interpolated.cache_clear()
+    shipped = rcp.reference(version, benchmark)
+    official = rcp.constructed(version, benchmark)
+    assert typed(shipped.__dict__) == typed(official.__dict__)
+    assert all(shipped.pruned_rcp_data[name] is shipped.rcp_data[name] for name in shipped.pruned_rcp_data)
+    records = sorted(official.pruned_rcp_data.values(), key=lambda r: r["BS"])
     for low, high in zip(records, records[1:]):
         if high["BS"] - low["BS"] < 2:
             continue
         middle = (low["BS"] + high["BS"]) // 2
-        _, official = fresh._create_interp_rcp(middle, low, high)
-        first = rcp.interpolate(loaded, middle, low, high, version, benchmark, str(tmp_path))
-        second = rcp.interpolate(loaded, middle, low, high, version, benchmark, str(tmp_path))
-        assert typed(first) == typed(second) == typed(official)
+        _, expected = official._create_interp_rcp(middle, low, high)
+        assert typed(rcp.interpolated(version, benchmark, middle)) == typed(expected)
+        assert rcp.interpolated(version, benchmark, middle) is rcp.interpolated(version, benchmark, middle)
 
 
-def test_scipy_is_not_imported_when_the_references_are_cached(tmp_path, fixtures):
-    """scipy.stats costs a second at every start; a warm cache does not need it."""
+def test_rcp_data_of_another_mlperf_logging_is_not_used(monkeypatch):
+    rcp._shipped.cache_clear()
+    rcp.reference.cache_clear()
+    monkeypatch.setattr(rcp, "_mlperf_logging_version", lambda: "9.9.9")
+    built = []
+    monkeypatch.setattr(rcp, "constructed", lambda version, benchmark: built.append((version, benchmark)) or "fresh")
+    try:
+        assert rcp.reference("4.1.0", "ssd") == "fresh" and built == [("4.1.0", "ssd")]
+    finally:
+        rcp._shipped.cache_clear()
+        rcp.reference.cache_clear()
+
+
+def test_scipy_is_not_imported_by_a_check_without_interpolation(tmp_path, fixtures):
+    """scipy.stats costs a second at every start; the shipped references do not need it, cold
+    cache or none."""
     program = (
         "import sys\n"
         "from mlperf_audit.cli import main\n"
-        f"main(['score', {str(fixtures / 'clean')!r}, '--format', 'json', '-j', '1', '--cache-dir', {str(tmp_path)!r}])\n"
+        f"main(['score', {str(fixtures / 'clean')!r}, '--format', 'json', '-j', '1', *sys.argv[1:]])\n"
         "print('SCIPY', 'scipy.stats._stats_py' in sys.modules, file=sys.stderr)\n"
     )
-    runs = [subprocess.run([sys.executable, "-c", program], capture_output=True, text=True) for _ in range(2)]
-    assert [r.returncode for r in runs] == [0, 0], runs[0].stderr
-    assert "SCIPY True" in runs[0].stderr  # cold: the statistics were computed
-    assert "SCIPY False" in runs[1].stderr
-    assert runs[0].stdout == runs[1].stdout
+    runs = [subprocess.run([sys.executable, "-c", program, *options], capture_output=True, text=True)
+            for options in (["--cache-dir", str(tmp_path)], ["--cache-dir", str(tmp_path)], ["--no-cache"])]
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
+    assert all("SCIPY False" in r.stderr for r in runs)
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
 
 
 def test_cache_dir_setting_and_no_cache(tmp_path, fixtures):
     from mlperf_audit.config import load_config
 
-    (tmp_path / ".mlperf-audit.toml").write_text('cache-dir = "/somewhere/else"\n')
+    elsewhere, wins = str(tmp_path / "somewhere" / "else"), str(tmp_path / "cli" / "wins")
+    (tmp_path / ".mlperf-audit.toml").write_text(f'cache-dir = "{elsewhere}"\n')
     target = fixtures / "clean"
-    assert load_config(target=target, cwd=tmp_path).cache_dir == "/somewhere/else"
-    assert load_config(target=target, cwd=tmp_path, cache_dir="/cli/wins").cache_dir == "/cli/wins"
+    assert load_config(target=target, cwd=tmp_path).cache_dir == elsewhere
+    assert load_config(target=target, cwd=tmp_path, cache_dir=wins).cache_dir == wins
     assert load_config(target=target, cwd=tmp_path, use_cache=False).cache_dir is None
     (tmp_path / ".mlperf-audit.toml").write_text("cache-dir = 3\n")
     with pytest.raises(Exception, match="cache-dir must be a folder name"):
@@ -241,7 +265,7 @@ def test_prune_removes_what_no_check_used(cli, tmp_path, fixtures):
     cli("score", str(fixtures / "broken" / "too-few-runs"), "--cache-dir", str(cache))  # new entries
     cli("score", str(fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "ssd"), "--cache-dir", str(cache))
     used = [p for p in entries if p.stat().st_mtime > old + 86400]
-    assert used  # reading an entry marks it as used (the 5 ssd logs and the ssd RCP statistics)
+    assert used  # reading an entry marks it as used (the 5 ssd logs)
     result = cli("cache", "prune", "--days", "30", "--cache-dir", str(cache))
     assert result.code == 0 and f"removed {len(entries) - len(used)} entries unused for 30 days" in result.out
     assert all(p.exists() for p in used) and not any(p.exists() for p in entries if p not in used)

@@ -38,13 +38,13 @@ def test_the_generated_compliance_docs_are_current() -> None:
 
 
 def test_every_supported_round_has_a_publication_day() -> None:
-    """Step 3: a new round gets its (estimated, `~`) publication day in rulesets.PUBLISHED."""
+    """Step 4: a new round gets its (estimated, `~`) publication day in rulesets.PUBLISHED."""
     for name in rulesets.SUPPORTED:
         assert name.split("-", 1)[1] in rulesets.PUBLISHED, name
 
 
 def test_the_later_checks_were_reviewed_for_the_pinned_version() -> None:
-    """Step 4: read mlperf-logging's history since the last pin for checks applied to rounds
+    """Step 5: read mlperf-logging's history since the last pin for checks applied to rounds
     published before them; add them to later_checks.json and set reviewed_for_mlperf_logging."""
     data = json.loads(resources.files("mlperf_audit_rules").joinpath("data/later_checks.json").read_text())
     assert data["reviewed_for_mlperf_logging"] == pinned()

@@ -1,15 +1,24 @@
 """A cache of parsed result files, outside the checked package, so each file is parsed once.
 
 `check` then `score` (or the next `check` of a submitter's edit-check loop) read a file's events
-from here instead of decoding its JSON again, as ruff and pytest keep their caches. It is safe by
-construction rather than by care:
+from here instead of decoding its JSON again, as ruff and pytest keep their caches. The cache is
+input like any other (a shared ``$MLPERF_AUDIT_CACHE_DIR`` or a restored CI cache may hold anything),
+so it is safe by construction rather than by care:
 
 - an entry's key is a BLAKE2 digest of the file's bytes, its absolute path, the Python version and
-  the source of the parser and model modules: a changed byte, another file or another parser is
-  another entry, so nothing stale is ever read (the path is part of the key so that copies of one
-  file are parsed as often as distinct files are, and benchmarks on replicated trees stay honest);
-- entries hold only plain data, written with `marshal` (the fastest reader of plain data in the
-  standard library), and the events are rebuilt with the display path of this check;
+  the source of the parser, model and cache modules, followed by the file's size: a changed byte,
+  another file or another parser is another entry, so nothing stale is ever read (the path is part
+  of the key so that copies of one file are parsed as often as distinct files are);
+- an entry is plain data only, msgpack decoded by msgspec against a fixed schema: nothing in it can
+  name a type, construct an object or run code (no pickle, no marshal), and anything that does not
+  fit the schema is a miss. It holds its own key, so an entry copied or renamed under another key
+  (a clean file's parse filed under a broken file's key) is a miss too;
+- an entry is read only if it is a regular file reached without following a link, through folders
+  that are not links either, and no larger than `entry_limit` (four times its source plus 1 MiB);
+  a FIFO, a device, a link to /dev/zero or a huge file is a miss without being read. Entries are
+  written whole (a 0600 temporary file renamed into place);
+- the cache folder is used only if it is a real folder of the current user that nobody else can
+  write to (`secure_directory`; a missing one is created 0700);
 - the cache is best-effort: an entry that cannot be written, read or decoded is a miss, never a
   finding and never an error; the cache directory is never inside the checked PATH (see
   `mlperf_audit.config`).
@@ -17,29 +26,36 @@ construction rather than by care:
 Where: ``--cache-dir``, the ``cache-dir`` setting, ``$MLPERF_AUDIT_CACHE_DIR``, else
 ``$XDG_CACHE_HOME/mlperf-audit`` or ``~/.cache/mlperf-audit``; ``--no-cache`` turns it off,
 ``mlperf-audit cache prune --days N`` removes what no check used for N days (every read marks an
-entry as used) and ``mlperf-audit cache clear`` empties it.
+entry as used) and ``mlperf-audit cache clear`` empties it. Neither follows a link: they remove
+regular files (`clear` also links, as links) inside the cache and nothing else.
 """
 
 from __future__ import annotations
 
 import hashlib
-import marshal
 import os
+import secrets
 import shutil
+import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Iterator
+
+import msgspec
 
 from .model import Issue, LogEvent
 
 SUBFOLDER = "parse-v1"
-#: Where `mlperf_audit_rules.rcp` keeps the RCP statistics.
-RCP_FOLDER = "rcp-v1"
-FOLDERS = (SUBFOLDER, RCP_FOLDER)
+#: Where earlier versions pickled the RCP statistics (now shipped as data): never read, only removed.
+OLD_RCP_FOLDER = "rcp-v1"
+FOLDERS = (SUBFOLDER, OLD_RCP_FOLDER)
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# O_NONBLOCK: opening a FIFO planted as an entry must not wait for a writer.
+_ENTRY = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def default_directory() -> Path:
@@ -50,9 +66,53 @@ def default_directory() -> Path:
     return (Path(base) if base else Path.home() / ".cache") / "mlperf-audit"
 
 
+def directory_problem(path: Path) -> str | None:
+    """Why the folder at `path` must not hold a cache (None: it may), without creating anything."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        return f"it cannot be read ({error.strerror or error})"
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link (give the folder it points to instead)"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    user = os.geteuid()
+    if info.st_uid != user:
+        return f"it is owned by user id {info.st_uid}, not by you ({user})"
+    if info.st_mode & 0o022:
+        who = " and ".join(name for bit, name in ((0o020, "its group"), (0o002, "other users")) if info.st_mode & bit)
+        return f"{who} can write to it (mode {stat.S_IMODE(info.st_mode):04o}; run `chmod go-w` on it)"
+    return None
+
+
+def secure_directory(path: Path) -> str | None:
+    """Creates the cache folder `path` (and missing parents) with mode 0700 whatever the umask;
+    returns None if it can hold a cache, else a one-line reason why not: a cache that someone else
+    can write to could feed the checks forged parses."""
+    missing: list[Path] = []
+    for folder in (path, *path.parents):
+        if os.path.lexists(folder):
+            break
+        missing.append(folder)
+    try:
+        for folder in reversed(missing):
+            try:
+                os.mkdir(folder, 0o700)
+            except FileExistsError:
+                continue  # made by another process meanwhile: judged below like any existing folder
+            handle = os.open(folder, _DIRECTORY)
+            try:
+                os.fchmod(handle, 0o700)  # the umask may have taken the owner's bits
+            finally:
+                os.close(handle)
+    except OSError as error:
+        return f"it cannot be created ({error.strerror or error})"
+    return directory_problem(path)
+
+
 def _code_fingerprint() -> bytes:
     """What the entries depend on besides the file: this parser, model and entry layout, this Python."""
-    digest = hashlib.blake2b(sys.version.encode() + b"%d" % marshal.version, digest_size=16)
+    digest = hashlib.blake2b(sys.version.encode() + msgspec.__version__.encode(), digest_size=16)
     here = Path(__file__).resolve().parent
     for name in ("parser.py", "model.py", "cache.py"):
         try:
@@ -64,29 +124,12 @@ def _code_fingerprint() -> bytes:
     return digest.digest()
 
 
-def write_entry(entry: Path, blob: bytes) -> None:
-    """Writes a cache entry whole, then renames it into place, so that a reader in another
-    process never sees half of one; a cache that cannot be written is left as it is."""
-    try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=entry.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(blob)
-            os.replace(temporary, entry)
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    except OSError:  # read-only, full or gone: the next run computes it again
-        return
-
-
-def touch(entry: Path) -> None:
-    """Marks an entry as used now (`prune` removes what was not used for a while)."""
-    try:
-        os.utime(entry)
-    except OSError:
-        pass
+def entry_limit(source_size: int) -> int:
+    """The largest entry for a source file of `source_size` bytes. An entry is about half of its
+    source (msgpack of the events); a float written in 3 characters takes 9 bytes and an issue may
+    quote a line in `repr` (up to 4 characters a byte), so 4x plus 1 MiB for the fixed texts holds
+    any parse worth keeping. A larger entry is never written, and never read."""
+    return 4 * source_size + (1 << 20)
 
 
 @dataclass(frozen=True)
@@ -98,76 +141,257 @@ class Parsed:
     line_count: int
 
 
+class _Entry(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
+    """The stored form of a `Parsed`: its key, then only strings, numbers and JSON values."""
+
+    key: str
+    line_count: int
+    # key, value, time_ms, event_type, namespace, metadata, line
+    events: list[tuple[str, Any, float, str | None, str | None, dict[str, Any], int]]
+    issues: list[tuple[str, str, int | None, str | None]]  # code, message, line, hint
+
+
+def _no_extension(code: int, data: memoryview) -> Any:
+    raise ValueError("a cache entry holds no msgpack extension types")
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(_Entry, ext_hook=_no_extension)
+
+
+def _open_folder(parent: int | None, name: str | Path, create: bool) -> int:
+    """The folder `name` (in `parent`, an open folder), opened without following a link."""
+    try:
+        return os.open(name, _DIRECTORY, dir_fd=parent)
+    except FileNotFoundError:
+        if not create:
+            raise
+    try:
+        os.mkdir(name, 0o700, dir_fd=parent)
+    except FileExistsError:
+        pass
+    return os.open(name, _DIRECTORY, dir_fd=parent)
+
+
+def _read_bounded(handle: int, limit: int) -> bytes | None:
+    """The whole regular file `handle`, or None if it is not one or holds more than `limit` bytes."""
+    info = os.fstat(handle)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        return None
+    chunks: list[bytes] = []
+    total = 0
+    while True:  # a file that grows while it is read stops at the limit
+        chunk = os.read(handle, min(limit + 1 - total, max(info.st_size + 1, 1 << 16)))
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > limit:
+            return None
+        chunks.append(chunk)
+
+
 class ParseCache:
     def __init__(self, directory: Path | str) -> None:
         self.directory = Path(directory)
         self._fingerprint = _code_fingerprint()
+        self._usable: bool | None = None  # judged at the first read or write
         self.hits = 0
         self.misses = 0
 
     def key(self, absolute_path: str, data: bytes) -> str:
+        """The entry name of `data` read from `absolute_path`; it ends in the size, which bounds the entry."""
         digest = hashlib.blake2b(self._fingerprint, digest_size=20)
         digest.update(absolute_path.encode("utf-8", "surrogateescape") + b"\0")
         digest.update(data)
-        return digest.hexdigest()
+        return f"{digest.hexdigest()}-{len(data)}"
 
-    def _entry(self, key: str) -> Path:
-        return self.directory / SUBFOLDER / key[:2] / key
+    def usable(self) -> bool:
+        """Whether the folder may hold a cache (`secure_directory`, asked once); the caller of the
+        tool reports the reason, this only refuses a folder that became unsafe since."""
+        if self._usable is None:
+            self._usable = secure_directory(self.directory) is None
+        return self._usable
+
+    def _shard(self, key: str, create: bool) -> int:
+        """The open folder that holds the entry `key`: every step opened without following a link."""
+        handle = os.open(self.directory, _DIRECTORY)
+        try:
+            for name in (SUBFOLDER, key[:2]):
+                inner = _open_folder(handle, name, create)
+                os.close(handle)
+                handle = inner
+        except BaseException:
+            os.close(handle)
+            raise
+        return handle
 
     def load(self, key: str, display_path: str) -> Parsed | None:
-        entry = self._entry(key)
-        try:
-            with open(entry, "rb") as stream:
-                events, issues, line_count = marshal.loads(stream.read())
-            rebuilt = Parsed(
-                tuple([LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
-                       for k, v, t, et, ns, md, ln in events]),
-                tuple([Issue(code, message, display_path, line, hint) for code, message, line, hint in issues]),
-                int(line_count),
-            )
-        except (OSError, EOFError, ValueError, TypeError):  # absent, cut short or not an entry: a miss
+        entry = self._read(key)
+        if entry is None:
             self.misses += 1
             return None
         self.hits += 1
-        touch(entry)
-        return rebuilt
+        return Parsed(
+            tuple([LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
+                   for k, v, t, et, ns, md, ln in entry.events]),
+            tuple([Issue(code, message, display_path, line, hint) for code, message, line, hint in entry.issues]),
+            entry.line_count,
+        )
+
+    def _read(self, key: str) -> _Entry | None:
+        if not self.usable():
+            return None
+        try:
+            folder = self._shard(key, create=False)
+        except OSError:
+            return None
+        try:
+            handle = os.open(key, _ENTRY, dir_fd=folder)
+        except OSError:  # absent, or a link (ELOOP)
+            return None
+        finally:
+            os.close(folder)
+        try:
+            blob = _read_bounded(handle, _limit(key))
+            if blob is None:
+                return None
+            entry = _DECODER.decode(blob)
+            if entry.key != key:  # filed under another name than its own
+                return None
+            try:
+                os.utime(handle)  # marks it as used (`prune` removes what was not used for a while)
+            except OSError:
+                pass
+            return entry
+        except (OSError, ValueError, TypeError, RecursionError, OverflowError):  # cut short or not an entry
+            return None
+        finally:
+            os.close(handle)
 
     def store(self, key: str, parsed: Parsed) -> None:
         try:
-            blob = marshal.dumps((
-                [(e.key, e.value, e.time_ms, e.event_type, e.namespace, dict(e.metadata), e.line) for e in parsed.events],
-                [(i.code, i.message, i.line, i.hint) for i in parsed.issues],
+            blob = _ENCODER.encode(_Entry(
+                key,
                 parsed.line_count,
+                [(e.key, e.value, e.time_ms, e.event_type, e.namespace, dict(e.metadata), e.line)
+                 for e in parsed.events],
+                [(i.code, i.message, i.line, i.hint) for i in parsed.issues],
             ))
-        except (ValueError, TypeError):  # a value marshal cannot hold (nested too deeply): not cached
+        except (OverflowError, RecursionError, TypeError, ValueError):  # an int beyond 64 bits, nesting too deep
             return
-        write_entry(self._entry(key), blob)
+        if len(blob) > _limit(key) or not self.usable():
+            return
+        try:
+            folder = self._shard(key, create=True)
+        except OSError:  # read-only, full or gone: the next run computes it again
+            return
+        try:
+            _write_whole(folder, key, blob)
+        except OSError:
+            return
+        finally:
+            os.close(folder)
+
+    # `mlperf-audit cache`: none of these follows a link or creates the folder.
+
+    def problem(self) -> str | None:
+        """Why the folder cannot be used (None: it can, or it does not exist yet)."""
+        return directory_problem(self.directory) if os.path.lexists(self.directory) else None
 
     def size(self) -> tuple[int, int]:
-        """Parsed files held, and the bytes of everything held (RCP statistics included)."""
+        """Parsed files held, and the bytes of every regular file held (old RCP statistics included)."""
         count = total = 0
-        for folder in FOLDERS:
-            for path in (self.directory / folder).rglob("*"):
-                if path.is_file():
-                    count += folder == SUBFOLDER
-                    total += path.stat().st_size
+        for folder, folder_fd, name, info in self._files():
+            count += folder == SUBFOLDER
+            total += info.st_size
         return count, total
 
     def prune(self, days: float) -> tuple[int, int]:
         """Removes what no check used in the last `days` days; returns the files and bytes removed."""
         limit = time.time() - days * 86400
         count = freed = 0
-        for folder in FOLDERS:
-            for path in (self.directory / folder).rglob("*"):
+        for _, folder_fd, name, info in self._files():
+            if info.st_mtime < limit:
                 try:
-                    info = path.stat()
-                    if path.is_file() and info.st_mtime < limit:
-                        path.unlink()
-                        count, freed = count + 1, freed + info.st_size
+                    os.unlink(name, dir_fd=folder_fd)
                 except OSError:
                     continue
+                count, freed = count + 1, freed + info.st_size
         return count, freed
 
     def clear(self) -> None:
-        for folder in FOLDERS:
-            shutil.rmtree(self.directory / folder, ignore_errors=True)
+        """Removes the cache's folders; one that is a link (or a file) is removed itself, never its target."""
+        try:
+            root = os.open(self.directory, _DIRECTORY)
+        except OSError:
+            return
+        try:
+            for folder in FOLDERS:
+                try:
+                    info = os.stat(folder, dir_fd=root, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        # rmtree by descriptors: it never follows a link, even one swapped in meanwhile
+                        shutil.rmtree(folder, dir_fd=root, ignore_errors=True)
+                    else:
+                        os.unlink(folder, dir_fd=root)
+                except OSError:
+                    continue
+        finally:
+            os.close(root)
+
+    def _files(self) -> Iterator[tuple[str, int, str, os.stat_result]]:
+        """(folder, open folder, name, lstat) of every regular file under the cache's folders; a
+        link, to a file or to a folder, is neither followed nor listed, nor is a FIFO opened."""
+        try:
+            root = os.open(self.directory, _DIRECTORY)
+        except OSError:
+            return
+        pending: list[int] = []
+        try:
+            for folder in FOLDERS:
+                try:
+                    pending.append(os.open(folder, _DIRECTORY, dir_fd=root))
+                except OSError:
+                    continue
+                while pending:  # a loop, not recursion: the folders may nest as deep as anyone made them
+                    handle = pending.pop()
+                    try:
+                        for name in os.listdir(handle):
+                            try:
+                                info = os.stat(name, dir_fd=handle, follow_symlinks=False)
+                                if stat.S_ISDIR(info.st_mode):
+                                    pending.append(os.open(name, _DIRECTORY, dir_fd=handle))
+                            except OSError:  # gone, or swapped for a link since it was listed
+                                continue
+                            if stat.S_ISREG(info.st_mode):
+                                yield folder, handle, name, info
+                    except OSError:
+                        continue
+                    finally:
+                        os.close(handle)
+        finally:
+            for handle in (root, *pending):
+                os.close(handle)
+
+
+def _limit(key: str) -> int:
+    size = key.rpartition("-")[2]
+    return entry_limit(int(size)) if size.isdigit() else 0
+
+
+def _write_whole(folder: int, name: str, blob: bytes) -> None:
+    """Writes an entry whole into the open `folder`, then renames it into place, so that a reader
+    in another process never sees half of one."""
+    temporary = f".tmp-{secrets.token_hex(8)}"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                     dir_fd=folder)
+    try:
+        with open(handle, "wb", closefd=True) as stream:
+            stream.write(blob)
+        os.replace(temporary, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        try:
+            os.unlink(temporary, dir_fd=folder)
+        except OSError:
+            pass
+        raise
