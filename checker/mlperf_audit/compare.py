@@ -4,16 +4,19 @@ For each benchmark scored on both sides, the best (lowest) score of each side is
 speedup = A's minutes / B's minutes (above 1: B is faster), and the speedup per accelerator,
 which also divides out the accelerator counts: (A minutes x A accelerators) / (B minutes x B
 accelerators), the ratio of throughput per accelerator.
+
+Names come from the packages: both renderings show them `visible`, and no line of the text can
+start a CI workflow command.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from tabulate import tabulate
 
+from .safety import json_document, no_workflow_commands, visible
 from .scores import BenchmarkScore
 
 
@@ -68,21 +71,19 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _side(score: BenchmarkScore | None) -> list[str]:
+    if score is None:
+        return ["-", _fmt(None), "-"]
+    return [visible(f"{score.submitter}/{score.system}"), _fmt(score.score_minutes),
+            visible(str(score.accelerators)) if score.accelerators else "-"]
+
+
 def render_text(rows: list[Comparison]) -> str:
-    table = []
-    for row in rows:
-        table.append([
-            row.benchmark,
-            f"{row.a.submitter}/{row.a.system}" if row.a else "-", _fmt(row.a.score_minutes if row.a else None),
-            row.a.accelerators if row.a and row.a.accelerators else "-",
-            f"{row.b.submitter}/{row.b.system}" if row.b else "-", _fmt(row.b.score_minutes if row.b else None),
-            row.b.accelerators if row.b and row.b.accelerators else "-",
-            _fmt(row.speedup), _fmt(row.speedup_per_accelerator),
-        ])
+    table = [[visible(row.benchmark), *_side(row.a), *_side(row.b), _fmt(row.speedup),
+              _fmt(row.speedup_per_accelerator)] for row in rows]
     header = ["benchmark", "A", "A min", "A accel.", "B", "B min", "B accel.", "speedup (A/B)", "per accelerator"]
-    return tabulate(table, headers=header, disable_numparse=True) + "\n"
+    return no_workflow_commands(tabulate(table, headers=header, disable_numparse=True) + "\n")
 
 
 def render_json(rows: list[Comparison], a: str, b: str) -> str:
-    return json.dumps({"schema_version": 1, "a": a, "b": b, "benchmarks": [row.to_dict() for row in rows]},
-                      indent=2) + "\n"
+    return json_document({"schema_version": 1, "a": a, "b": b, "benchmarks": [row.to_dict() for row in rows]})

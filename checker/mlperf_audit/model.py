@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from .safety import visible
+
 
 class Severity(enum.Enum):
     ERROR = "error"
@@ -294,9 +296,11 @@ class Finding:
 
     @property
     def fingerprint(self) -> str:
-        """Stable across edits that move lines: the rule, the file and the message without line numbers."""
-        message = re.sub(r"\blines? [\d, .]+(and \d+ more)?", "line", self.message)
-        digest = hashlib.sha256(f"{self.rule}|{self.path or ''}|{message}".encode("utf-8")).hexdigest()
+        """Stable across edits that move lines: the rule, the file and the message without line numbers;
+        computed on the text as shown (`safety.visible`), so a finding and its escaped copy in the
+        report have one fingerprint."""
+        message = re.sub(r"\blines? [\d, .]+(and \d+ more)?", "line", visible(self.message))
+        digest = hashlib.sha256(f"{self.rule}|{visible(self.path or '')}|{message}".encode("utf-8")).hexdigest()
         return digest[:32]
 
     def sort_key(self) -> tuple[Any, ...]:

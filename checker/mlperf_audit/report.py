@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.metadata
 import os
 import posixpath
@@ -13,6 +14,7 @@ from .config import Config
 from .engine import INTERNAL_RULE
 from .model import Finding, Severity, Tree
 from .plugins import PluginInfo
+from .safety import visible, visible_data
 
 SCHEMA_VERSION = 1
 
@@ -66,6 +68,23 @@ class TargetSummary:
         }
 
 
+_FINDING_TEXT = ("rule", "name", "message", "path", "submitter", "system", "benchmark", "hint", "waived_by")
+
+
+def shown(finding: Finding) -> Finding:
+    """`finding` with every text `visible` (the same object when nothing needed escaping). Its
+    text quotes the package (file names, log keys and values), and data never adds a line."""
+    changes: dict[str, Any] = {}
+    for name in _FINDING_TEXT:
+        value = getattr(finding, name)
+        if isinstance(value, str) and (escaped := visible(value)) != value:
+            changes[name] = escaped
+    related = tuple((visible(path) if isinstance(path, str) else path, line) for path, line in finding.related)
+    if related != finding.related:
+        changes["related"] = related
+    return dataclasses.replace(finding, **changes) if changes else finding
+
+
 @dataclass(frozen=True)
 class Report:
     target: TargetSummary
@@ -77,6 +96,17 @@ class Report:
     rules: tuple[Any, ...] = ()  # the registered rule classes, for formats that describe rules
     checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
     processes: int = 1  # how many processes checked benchmark folders
+
+    def __post_init__(self) -> None:
+        # Done once here, so that every format, a plugin's included, receives findings that cannot
+        # move the cursor or start a line; each format still escapes its own syntax.
+        # (A finding's fingerprint is of what it shows: a baseline written from a report matches
+        # the engine's findings unless their text needed escaping, which then shows them again.)
+        object.__setattr__(self, "findings", tuple(shown(f) for f in self.findings))
+        object.__setattr__(self, "target", dataclasses.replace(self.target, path=visible(self.target.path)))
+        object.__setattr__(self, "checked", tuple((kind, visible(path)) for kind, path in self.checked))
+        object.__setattr__(self, "config", dataclasses.replace(
+            self.config, notes=tuple(visible(note) for note in self.config.notes)))
 
     def rule(self, code: str) -> Any:
         return next((r for r in self.rules if r.code == code), None)
@@ -115,7 +145,8 @@ class Report:
         return 1 if any(self.config.fails(f.severity) and not f.waived_by for f in self.findings) else 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The JSON report, every string `visible` (configuration and plugin names included)."""
+        return visible_data({
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "mlperf-audit", "version": self.tool_version},
             "mlperf_logging": {"version": self.mlperf_logging},
@@ -126,4 +157,4 @@ class Report:
             "findings": [finding.to_dict() for finding in self.findings],
             "summary": self.summary,
             "exit_code": self.exit_code,
-        }
+        })

@@ -5,13 +5,16 @@ The numbers come from the `mlperf_audit_score_benchmark` hook (the built-in impl
 (schema_version 1) and the official summarizer's two CSV tables with their column names. Energy
 (power submissions: a benchmark folder with `power/`) is in joules, per run and per result (the
 detailed table's `<benchmark>:Energy` column).
+
+Names and system description fields are the package's: every rendering shows them `visible`, and
+no line of the text or CSV can start a CI workflow command.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
+import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -19,6 +22,7 @@ from typing import Any, Iterable, Sequence
 from tabulate import tabulate
 
 from . import rulesets
+from .safety import json_document, no_workflow_commands, visible
 
 SCHEMA_VERSION = 1
 SPEC_COLUMNS = ["division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
@@ -52,6 +56,10 @@ class Spread:
 
     @classmethod
     def of(cls, minutes: Sequence[float], units: Sequence[float]) -> "Spread":
+        # a log may claim an infinite point or time; it has no spread to speak of
+        minutes = [m for m in minutes if math.isfinite(m)]
+        units = [u for u in units if math.isfinite(u)]
+
         def cv(values: Sequence[float]) -> float | None:
             if len(values) < 2:
                 return None
@@ -146,7 +154,11 @@ def render_json(scores: Iterable[BenchmarkScore], ruleset: str, extra: dict[str,
         **(extra or {}),
         "results": [score.to_dict() for score in scores],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_document(document)
+
+
+def _shown(value: Any) -> str:
+    return visible(str(value))
 
 
 def _minutes(value: float | None) -> str:
@@ -165,9 +177,10 @@ def render_text(scores: list[BenchmarkScore]) -> str:
         if counted != len(s.runs):
             runs += f" ({len(s.runs) - counted} failed)"
         rows.append([
-            s.submitter or "-", s.system or "-", s.benchmark, s.division or "-",
-            s.system_info.get("availability", "-"),
-            f"{s.system_info.get('accelerators_count', '?')} x {s.system_info.get('accelerator_model_name', '?')}",
+            _shown(s.submitter or "-"), _shown(s.system or "-"), _shown(s.benchmark), _shown(s.division or "-"),
+            _shown(s.system_info.get("availability", "-")),
+            _shown(s.system_info.get("accelerators_count", "?")) + " x "
+            + _shown(s.system_info.get("accelerator_model_name", "?")),
             runs, f"{s.rcp_factor:.4f}", f"{s.scaling_factor:.4f}", _minutes(s.score_minutes),
             "-" if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
         ])
@@ -176,28 +189,32 @@ def render_text(scores: list[BenchmarkScore]) -> str:
                       disable_numparse=True)]
     for s in scores:
         times = ", ".join(
-            f"{r.file.rsplit('/', 1)[-1][:-4]} {_minutes(r.minutes)}"
-            + ("" if r.counted else f" [{r.status}]")
+            f"{_shown(r.file.rsplit('/', 1)[-1][:-4])} {_minutes(r.minutes)}"
+            + ("" if r.counted else f" [{_shown(r.status)}]")
             + (" (dropped)" if r.file.rsplit("/", 1)[-1] in s.dropped else "")
             for r in s.runs
         )
-        lines.append(f"\n{s.path}: {times}")
+        lines.append(f"\n{_shown(s.path)}: {times}")
         lines.append(f"  spread: {s.spread.describe()}")
         if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
-            per_run = ", ".join(f"{r.file.rsplit('/', 1)[-1][:-4]} {_kilojoules(r.energy_joules)}" for r in s.runs)
+            per_run = ", ".join(f"{_shown(r.file.rsplit('/', 1)[-1][:-4])} {_kilojoules(r.energy_joules)}"
+                                for r in s.runs)
             lines.append(f"  energy (kJ): {_kilojoules(s.energy_joules)} per result; {per_run}")
         if s.note:
-            lines.append(f"  note: {s.note}")
-    return "\n".join(lines) + "\n"
+            lines.append(f"  note: {_shown(s.note)}")
+    return no_workflow_commands("\n".join(lines) + "\n")
 
 
 def _csv_value(value: Any) -> Any:
-    """As pandas writes it: floats by repr, None as an empty cell."""
+    """As pandas writes it: floats by repr, None as an empty cell; text (a description's field
+    may hold anything, a list included) `visible`, so that no cell adds a line."""
     if value is None:
         return ""
     if isinstance(value, float):
         return repr(value)
-    return value
+    if isinstance(value, int):
+        return value
+    return _shown(value)
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
@@ -210,7 +227,7 @@ def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     writer.writerow(columns)
     for row in sorted(rows, key=key):
         writer.writerow([_csv_value(row[c]) for c in columns])
-    return buffer.getvalue()
+    return no_workflow_commands(buffer.getvalue())  # a row starts with the description's division
 
 
 def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:

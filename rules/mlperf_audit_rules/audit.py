@@ -29,13 +29,15 @@ Claims file (YAML)::
 
 A claimed number is supported when it equals the recomputed one to the precision it is written
 with (half a unit of its last digit, at least 1%).
+
+Names, description fields and claims are shown `visible`, and no line of the text can start a CI
+workflow command. `-o FILE` must lie outside PATH and outside the baseline PATH.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import statistics
 import sys
 from dataclasses import dataclass, field
@@ -51,6 +53,7 @@ from mlperf_audit.api import check, score
 from mlperf_audit.config import load_config
 from mlperf_audit.errors import AuditError, TargetError
 from mlperf_audit.plugins import PluginHost
+from mlperf_audit.safety import json_document, no_workflow_commands, output_path, visible, write_text
 from mlperf_audit.scores import BenchmarkScore
 from mlperf_audit_rules import hardware
 
@@ -258,39 +261,48 @@ def _fmt(value: Any, spec: str) -> str:
     return "-" if value is None else format(value, spec)
 
 
+def _shown(value: Any) -> str:
+    return visible(str(value))
+
+
 def render_text(report_text: str, peers: list[dict[str, Any]], versus: list[dict[str, Any]],
                 claims: list[ClaimVerdict]) -> str:
     parts = [report_text.rstrip("\n"), "",
              "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
              "other results on the same accelerator):"]
-    parts.append(tabulate([[p["benchmark"], f"{p['submitter']}/{p['system']}", f"{p['accelerators']} x {p['accelerator']}",
+    parts.append(tabulate([[_shown(p["benchmark"]), _shown(f"{p['submitter']}/{p['system']}"),
+                            _shown(f"{p['accelerators']} x {p['accelerator']}"),
                             _fmt(p["score_minutes"], ".3f"), _fmt(p["work_per_accelerator_minute"], ",.6g"),
                             _fmt(p["relative_to_peers"], ".2f"), _fmt(p["utilisation"], ".0%"),
-                            ", ".join(p["stands_out"]) or "-"] for p in peers],
+                            _shown(", ".join(p["stands_out"]) or "-")] for p in peers],
                           headers=["benchmark", "result", "accelerators", "score (min)", "work/acc/min", "vs peers",
                                    "utilisation", "stands out"], disable_numparse=True))
     if versus:
         parts += ["", "Against the baseline (best result per benchmark):"]
-        parts.append(tabulate([[v["benchmark"], v["new"], v["baseline"], _fmt(v["speedup_per_accelerator"], ".3f"),
-                                _fmt(v["hardware_bound"], ".2f"), v["verdict"]] for v in versus],
+        parts.append(tabulate([[_shown(v["benchmark"]), _shown(v["new"]), _shown(v["baseline"]),
+                                _fmt(v["speedup_per_accelerator"], ".3f"), _fmt(v["hardware_bound"], ".2f"),
+                                _shown(v["verdict"])] for v in versus],
                               headers=["benchmark", "result", "baseline", "speedup/acc", "hardware bound", "verdict"],
                               disable_numparse=True))
     if claims:
         parts += ["", "Claims:"]
         for claim in claims:
-            parts.append(f"- [{claim.verdict}] {claim.id}: {claim.statement}")
-            parts.append(f"    claimed {claim.claimed}, recomputed {claim.recomputed}")
+            parts.append(f"- [{claim.verdict}] {_shown(claim.id)}: {_shown(claim.statement)}")
+            parts.append(f"    claimed {_shown(claim.claimed)}, recomputed {_shown(claim.recomputed)}")
             if claim.hardware:
-                parts.append(f"    hardware: {claim.hardware}")
-            parts += [f"    caveat: {c}" for c in claim.caveats]
-    return "\n".join(parts) + "\n"
+                parts.append(f"    hardware: {_shown(claim.hardware)}")
+            parts += [f"    caveat: {_shown(c)}" for c in claim.caveats]
+    return no_workflow_commands("\n".join(parts) + "\n")
 
 
 def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
-    for path in [target] + ([Path(args.baseline)] if args.baseline else []):
+    checked = [target] + ([Path(args.baseline)] if args.baseline else [])
+    for path in checked:
         if not path.exists():
-            raise TargetError(f"{path}: no such file or folder")
+            raise TargetError(f"{visible(str(path))}: no such file or folder")
+    if args.output:
+        output_path(args.output, checked)  # refused before the minutes a check takes, not after
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
                          ruleset=args.ruleset, fail_on=args.fail_on, cache_dir=args.cache_dir,
                          use_cache=not args.no_cache)
@@ -316,11 +328,11 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
     if args.format == "json":
         document = report.to_dict()
         document.update({"peers": peers, "baseline": versus, "claims": [c.to_dict() for c in claims]})
-        text = json.dumps(document, indent=2, ensure_ascii=False, default=str) + "\n"
+        text = json_document(document)
     else:
         text = render_text(host.formats["text"].render(report), peers, versus, claims)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_text(args.output, text, checked)
     else:
         sys.stdout.write(text)
     return report.exit_code
@@ -369,7 +381,8 @@ def mlperf_audit_add_commands(commands: Any) -> None:
     parser.add_argument("--baseline-ruleset", metavar="RULESET", help="the round of the baseline, if not --ruleset")
     parser.add_argument("--claims", metavar="FILE", help="a YAML file of claims to verify")
     parser.add_argument("--format", default="text", choices=("text", "json"))
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE instead of standard output (never inside PATH or the baseline PATH)")
     parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run_audit)

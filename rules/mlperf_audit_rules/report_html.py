@@ -7,13 +7,18 @@ where the work model applies, the utilisation of the accelerator's peak.
 
 The plots are inline SVG written here: no plotting library (matplotlib would add tens of MB of
 dependencies for a few lines and rectangles) and nothing fetched when the file is opened.
+
+Every name and value from the package is escaped (`safety.html_text`), and the page's Content
+Security Policy lets only its own script run and nothing load, should escaping ever miss.
+Without -o the report is `report.html` in the current folder, which is refused (exit 2, asking
+for -o) when that lies inside PATH, beside a checked log included.
 """
 
 from __future__ import annotations
 
 import argparse
-import html
-import json
+import base64
+import hashlib
 import math
 import re
 from dataclasses import dataclass
@@ -28,6 +33,7 @@ from mlperf_audit.engine import CheckContext, load_benchmark
 from mlperf_audit.errors import TargetError
 from mlperf_audit.plugins import PluginHost
 from mlperf_audit.report import Report
+from mlperf_audit.safety import OutputError, html_text, output_path, visible, write_text
 from mlperf_audit.rule import SCOPES
 from mlperf_audit.scores import BenchmarkScore
 from mlperf_audit_rules import compliance, hardware
@@ -104,9 +110,9 @@ def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_label: s
         parts.append(f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="9" text-anchor="middle">{x_value:.4g}</text>')
         parts.append(f'<text x="{MARGIN - 4}" y="{y + 3:.1f}" font-size="9" text-anchor="end">{y_value:.4g}</text>')
     parts.append(f'<text x="{(WIDTH + MARGIN) / 2}" y="{HEIGHT - 8}" font-size="10" text-anchor="middle">'
-                 f'{html.escape(x_label)}</text>')
+                 f'{html_text(x_label)}</text>')
     parts.append(f'<text x="12" y="{HEIGHT / 2}" font-size="10" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {HEIGHT / 2})">{html.escape(y_label)}</text>')
+                 f'transform="rotate(-90 12 {HEIGHT / 2})">{html_text(y_label)}</text>')
     return "".join(parts)
 
 
@@ -140,7 +146,7 @@ def convergence_svg(found: list[Curve], target: tuple[float, str] | None, band: 
         coordinates = " ".join(f"{px:.1f},{py:.1f}" for px, py in (point(x, y) for x, y in curve.points))
         color = COLORS[index % len(COLORS)]
         parts.append(f'<polyline class="run" points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.5">'
-                     f'<title>{html.escape(curve.name)}</title></polyline>')
+                     f'<title>{html_text(curve.name)}</title></polyline>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -166,7 +172,7 @@ def times_svg(result: BenchmarkScore) -> str:
         px, py = point(index, minutes)
         color = "#1f77b4" if counted else "#d62728"
         parts.append(f'<circle class="run" cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{color}">'
-                     f'<title>{html.escape(name)}: {minutes:.3f} min{"" if counted else " (failed)"}</title></circle>')
+                     f'<title>{html_text(name)}: {minutes:.3f} min{"" if counted else " (failed)"}</title></circle>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -178,7 +184,7 @@ def utilisation_svg(value: float, ceiling: float, label: str) -> str:
     color = "#d62728" if value > 1 else "#ff7f0e" if value > ceiling else "#2ca02c"
     return (f'<svg class="plot utilisation" width="{WIDTH}" height="70" xmlns="http://www.w3.org/2000/svg">'
             f'<rect class="bar" x="{MARGIN}" y="15" width="{max(bar, 1):.1f}" height="22" fill="{color}">'
-            f'<title>{html.escape(label)}</title></rect>'
+            f'<title>{html_text(label)}</title></rect>'
             f'<line x1="{mark(1.0):.1f}" x2="{mark(1.0):.1f}" y1="8" y2="44" stroke="#000"/>'
             f'<text x="{mark(1.0):.1f}" y="58" font-size="9" text-anchor="middle">100% of peak</text>'
             f'<line x1="{mark(ceiling):.1f}" x2="{mark(ceiling):.1f}" y1="8" y2="44" stroke="#999" stroke-dasharray="3 2"/>'
@@ -203,6 +209,8 @@ function filterFindings(){
   }
 }
 window.addEventListener('load',()=>{
+  document.getElementById('severity').addEventListener('change',filterFindings);
+  document.getElementById('filter').addEventListener('input',filterFindings);
   let drawn=0; const plots=document.querySelectorAll('svg.plot');
   for(const svg of plots){
     const marks=svg.querySelectorAll('polyline.run,circle.run,rect.bar');
@@ -211,15 +219,18 @@ window.addEventListener('load',()=>{
   document.body.dataset.plotsDrawn=drawn; document.body.dataset.plotsTotal=plots.length;
 });
 """
+#: Only the script above may run (no inline handler, no other script), and nothing is fetched.
+POLICY = ("default-src 'none'; style-src 'unsafe-inline'; "
+          f"script-src 'sha256-{base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()}'")
 
 
 def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | None = None, table_id: str = "") -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in headers)
     body = []
     for index, row in enumerate(rows):
         cls = row_class[index] if row_class else ""
-        attributes = f' class="{cls}" data-severity="{cls}"' if cls else ""
-        body.append(f"<tr{attributes}>" + "".join(f"<td>{html.escape('-' if c is None else str(c))}</td>" for c in row)
+        attributes = f' class="{html_text(cls)}" data-severity="{html_text(cls)}"' if cls else ""
+        body.append(f"<tr{attributes}>" + "".join(f"<td>{html_text('-' if c is None else str(c))}</td>" for c in row)
                     + "</tr>")
     ident = f' id="{table_id}"' if table_id else ""
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
@@ -230,13 +241,14 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
     spreads = {s.path: f"Run-to-run spread: {s.spread.describe()}" for s in scores}
     verdict = {0: ("passed", "#2ca02c"), 1: ("failed", "#d62728"), 2: ("incomplete", "#ff7f0e")}[report.exit_code]
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>mlperf-audit report</title>",
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f'<meta http-equiv="Content-Security-Policy" content="{POLICY}"><title>mlperf-audit report</title>',
         f"<style>{STYLE}</style></head><body>",
         f"<h1>mlperf-audit report <span class='badge' style='background:{verdict[1]}'>{verdict[0]}</span></h1>",
-        f"<p>{html.escape(report.target.describe())} · ruleset {html.escape(report.ruleset)} · mlperf-logging "
-        f"{html.escape(report.mlperf_logging)} · mlperf-audit {html.escape(report.tool_version)}</p>",
+        f"<p>{html_text(report.target.describe())} · ruleset {html_text(report.ruleset)} · mlperf-logging "
+        f"{html_text(report.mlperf_logging)} · mlperf-audit {html_text(report.tool_version)}</p>",
         f"<p><b>{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info</b>"
-        f" · configuration: {html.escape(report.config.describe())}</p>",
+        f" · configuration: {html_text(report.config.describe())}</p>",
         "<h2>Scores</h2>",
         _table(["submitter", "system", "benchmark", "accelerators", "runs", "RCP factor", "score (min)",
                 "run-to-run spread", "note"],
@@ -246,13 +258,13 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
                  None if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}", s.note] for s in scores],
                table_id="scores"),
         "<h2>Benchmark folders</h2>",
-        *[f"<div class='folder'><h3>{html.escape(path)}</h3>"
-          + (f"<p class='spread'>{html.escape(spreads[path])}</p>" if path in spreads else "")
+        *[f"<div class='folder'><h3>{html_text(path)}</h3>"
+          + (f"<p class='spread'>{html_text(spreads[path])}</p>" if path in spreads else "")
           + f"<div class='plots'>{''.join(svgs)}</div></div>"
           for path, svgs in plots.items()],
-        "<h2>Findings</h2><p><label>severity <select id='severity' onchange='filterFindings()'>"
+        "<h2>Findings</h2><p><label>severity <select id='severity'>"
         "<option>all</option><option>error</option><option>warning</option><option>info</option></select></label> "
-        "<label>filter <input id='filter' oninput='filterFindings()' placeholder='rule, path or text'></label></p>",
+        "<label>filter <input id='filter' placeholder='rule, path or text'></label></p>",
         _table(["severity", "rule", "location", "message", "hint"],
                [[f.severity.value + (" (waived)" if f.waived_by else ""), f.rule,
                  f.location, f.message, f.hint] for f in report.findings],
@@ -294,25 +306,29 @@ def folder_plots(target: Path, host: PluginHost, config: Any, scores: list[Bench
     return plots
 
 
+DEFAULT_OUTPUT = "report.html"
+
+
 def run_report(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     if not target.exists():
-        raise TargetError(f"{args.path}: no such file or folder")
+        raise TargetError(f"{visible(args.path)}: no such file or folder")
+    output = args.output or DEFAULT_OUTPUT
+    try:
+        output_path(output, [target])  # refused before the minutes a check takes, not after
+    except OutputError as error:
+        if args.output:
+            raise
+        raise OutputError(f"{error} (without -o the report is {DEFAULT_OUTPUT} in the current folder: "
+                          "give -o FILE)") from None
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
                          ruleset=args.ruleset, cache_dir=args.cache_dir, use_cache=not args.no_cache)
-    output = Path(args.output)
-    try:
-        output.resolve().relative_to(target.resolve())
-    except ValueError:
-        pass
-    else:
-        raise TargetError(f"{args.output}: will not write inside the checked PATH")
     jobs = max(1, args.jobs)
     report = check(target, config, host, jobs=jobs)
     config = report.config  # the ruleset resolved for the package, as the check used it
     scores = score(target, config, host, jobs=jobs)
-    output.write_text(render(report, scores, folder_plots(target, host, config, scores)), encoding="utf-8")
-    print(f"wrote {output} ({len(report.findings)} findings, {len(scores)} scores)")
+    write_text(output, render(report, scores, folder_plots(target, host, config, scores)), [target])
+    print(f"wrote {visible(str(output))} ({len(report.findings)} findings, {len(scores)} scores)")
     return report.exit_code
 
 
@@ -322,6 +338,8 @@ def mlperf_audit_add_commands(commands: Any) -> None:
 
     parser = commands.add_parser("report", help="a self-contained HTML report with plots, for reviewers")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
-    parser.add_argument("-o", "--output", metavar="FILE", default="report.html", help="the HTML file (report.html)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help=f"the HTML file, outside PATH (default: {DEFAULT_OUTPUT} in the current folder, "
+                        "refused when that is inside PATH or beside the checked log)")
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run_report)

@@ -1,9 +1,13 @@
 """Output formats: each turns one `Report` into text. Plugins add formats through the
-`mlperf_audit_register_formats` hook; this module registers the built-in ones the same way."""
+`mlperf_audit_register_formats` hook; this module registers the built-in ones the same way.
+
+The `Report` already shows every control or invisible character of the findings visibly; each
+format also escapes what its own syntax gives meaning to (`mlperf_audit.safety`), since a file
+name or a log value is written by whoever made the package.
+"""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Callable
@@ -12,6 +16,7 @@ from tabulate import tabulate
 
 from ..hookspecs import hookimpl
 from ..report import Report
+from ..safety import json_document, no_workflow_commands, visible
 
 #: Messages wider than this wrap inside their table cell.
 MESSAGE_WIDTH = 90
@@ -25,35 +30,36 @@ class Format:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+    return json_document(report.to_dict())
 
 
 def _group_title(key: tuple[str | None, str | None, str | None]) -> str:
     parts = [part for part in key if part]
-    return " / ".join(parts) if parts else "(whole PATH)"
+    return visible(" / ".join(parts)) if parts else "(whole PATH)"
 
 
 def render_text(report: Report) -> str:
     lines = [
         f"mlperf-audit {report.tool_version} · ruleset {report.ruleset} · mlperf-logging {report.mlperf_logging}",
-        f"checked {report.target.path} ({report.target.describe()})",
-        f"config: {report.config.describe()}",
+        f"checked {visible(report.target.path)} ({visible(report.target.describe())})",
+        f"config: {visible(report.config.describe())}",
     ]
-    lines += [f"note: {note}" for note in report.config.notes]
+    lines += [f"note: {visible(note)}" for note in report.config.notes]
     for key, group in groupby(report.findings, key=lambda f: (f.submitter, f.system, f.benchmark)):
         rows = []
         for finding in group:
-            text = finding.message if not finding.hint else f"{finding.message}\nhint: {finding.hint}"
+            text = visible(finding.message) + (f"\nhint: {visible(finding.hint)}" if finding.hint else "")
             if finding.waived_by:
-                text += f"\nwaived: {finding.waived_by}"
+                text += f"\nwaived: {visible(finding.waived_by)}"
             severity = finding.severity.value + (" (waived)" if finding.waived_by else "")
-            rows.append((finding.location, severity, finding.rule, text))
+            rows.append((visible(finding.location), severity, visible(finding.rule), text))
         lines += ["", _group_title(key)]
         table = tabulate(
             rows,
             headers=("location", "severity", "rule", "message"),
             tablefmt="simple",
             maxcolwidths=[None, None, None, MESSAGE_WIDTH],
+            disable_numparse=True,  # a location or message is shown as written, never reformatted as a number
         )
         lines += ["  " + line for line in table.splitlines()]
     summary = report.summary
@@ -69,7 +75,8 @@ def render_text(report: Report) -> str:
         f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info "
         f"in {report.target.result_files} result file(s): {verdict}",
     ]
-    return "\n".join(lines) + "\n"
+    # wrapping a long message can put any part of it at the start of a line
+    return no_workflow_commands("\n".join(lines) + "\n")
 
 
 TEXT = Format("text", "a table per submitter / system / benchmark, then a summary line", render_text)

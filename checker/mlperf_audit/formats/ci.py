@@ -3,11 +3,14 @@ workflow commands (annotations on the PR's lines) and Markdown (a job summary).
 
 Paths are relative to the current directory (the checked PATH joined with each finding's path),
 so a job that runs from the repository root gets repository-relative paths.
+
+What the package put in a finding is escaped as each consumer requires: the runner's own
+%-escapes in workflow commands, character references in XML and Markdown (where HTML is obeyed),
+and `visible` escapes in all of them for what XML or a terminal cannot show.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from itertools import groupby
 from typing import Any
@@ -17,6 +20,7 @@ from tabulate import tabulate
 
 from ..model import Finding, Severity
 from ..report import Report
+from ..safety import json_document, visible
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -80,11 +84,13 @@ def render_sarif(report: Report) -> str:
             "results": results,
         }],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_document(document, keep_newlines=True)  # a rule's description keeps its lines
 
 
 def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """As the runner unescapes a command's message: only the tool's own line breaks survive,
+    as %0A, so nothing after them can start a command."""
+    return visible(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(text: str) -> str:
@@ -110,6 +116,12 @@ def render_github(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _xml(text: str) -> str:
+    """Text that XML 1.0 can hold: ElementTree escapes markup, but writes a control character
+    (an ESC in a member name) as it is, which makes the document ill-formed."""
+    return visible(text, keep_newlines=True)
+
+
 def render_junit(report: Report) -> str:
     """A test suite per benchmark folder, a test case per run and one for the folder itself."""
     by_path: dict[str, list[Finding]] = defaultdict(list)
@@ -124,20 +136,20 @@ def render_junit(report: Report) -> str:
     total = failures = 0
 
     def case(suite: ElementTree.Element, name: str, classname: str, findings: list[Finding]) -> int:
-        element = ElementTree.SubElement(suite, "testcase", name=name, classname=classname)
+        element = ElementTree.SubElement(suite, "testcase", name=_xml(name), classname=_xml(classname))
         failing = [f for f in findings if report.config.fails(f.severity) and not f.waived_by]
         text = "\n".join(f"{f.rule} [{f.severity.value}] {f.message}" + (f" (line {f.line})" if f.line else "")
                          for f in findings)
         if failing:
-            failure = ElementTree.SubElement(element, "failure", message=failing[0].message[:200],
-                                             type=failing[0].rule)
-            failure.text = text
+            failure = ElementTree.SubElement(element, "failure", message=_xml(failing[0].message[:200]),
+                                             type=_xml(failing[0].rule))
+            failure.text = _xml(text)
         elif text:
-            ElementTree.SubElement(element, "system-out").text = text
+            ElementTree.SubElement(element, "system-out").text = _xml(text)
         return 1 if failing else 0
 
     for folder, cases in sorted(folders.items()):
-        suite = ElementTree.SubElement(root, "testsuite", name=folder)
+        suite = ElementTree.SubElement(root, "testsuite", name=_xml(folder))
         suite_failures = 0
         for kind, path in cases:
             findings = [f for p, fs in by_path.items() for f in fs
@@ -159,8 +171,16 @@ def render_junit(report: Report) -> str:
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+#: Characters of data written as character references: HTML's (GitHub obeys HTML in a job
+#: summary), a table cell's pipe, and what starts emphasis, code, a link, an image, strikethrough,
+#: math, a heading or an escape. A reference is decoded the same in Markdown text and in the HTML of
+#: the <details> line, where a backslash escape would show as written.
+_MARKDOWN = {ord(c): f"&#{ord(c)};" for c in "&<>|\\`*_[]!~$#"}
+
+
+def _md(text: str) -> str:
+    """Data for the Markdown summary: shown as written, whether in a table cell or in HTML."""
+    return visible(text).translate(_MARKDOWN)
 
 
 def render_markdown(report: Report) -> str:
@@ -172,25 +192,29 @@ def render_markdown(report: Report) -> str:
         "",
         f"**{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info**"
         + (f", {summary['waived']} waived" if summary.get("waived") else "")
-        + f" in {report.target.result_files} result file(s) — {report.target.describe()}; ruleset "
-        f"`{report.ruleset}`, mlperf-logging {report.mlperf_logging}, fail-on `{report.config.fail_on}`.",
+        + f" in {report.target.result_files} result file(s) — {_md(report.target.describe())}; ruleset "
+        f"<code>{_md(report.ruleset)}</code>, mlperf-logging {_md(report.mlperf_logging)}, "
+        f"fail-on <code>{_md(report.config.fail_on)}</code>.",
     ]
-    used = sum(len(p) for p in parts)
+    used = sum(len(p.encode()) for p in parts)  # the limit is in bytes, and data may be any script
     truncated = False
     for submitter, group in groupby(report.findings, key=lambda f: f.submitter or "(whole PATH)"):
         findings = list(group)
-        rows = [[f.severity.value + (" (waived)" if f.waived_by else ""), f"`{f.rule}`",
-                 _cell(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
-                 _cell(f.message)] for f in findings]
+        rows = [[f.severity.value + (" (waived)" if f.waived_by else ""), f"<code>{_md(f.rule)}</code>",
+                 _md(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
+                 _md(f.message)] for f in findings]
         errors = sum(1 for f in findings if f.severity is Severity.ERROR and not f.waived_by)
-        table = tabulate(rows, headers=["severity", "rule", "location", "message"], tablefmt="github")
-        section = (f"\n<details{' open' if errors else ''}><summary><b>{submitter}</b>: {len(findings)} finding(s), "
+        table = tabulate(rows, headers=["severity", "rule", "location", "message"], tablefmt="github",
+                         disable_numparse=True)
+        section = (f"\n<details{' open' if errors else ''}><summary><b>{_md(submitter)}</b>: "
+                   f"{len(findings)} finding(s), "
                    f"{errors} error(s)</summary>\n\n{table}\n\n</details>")
-        if used + len(section) > MARKDOWN_LIMIT:
+        size = len(section.encode())
+        if used + size > MARKDOWN_LIMIT:
             truncated = True
             break
         parts.append(section)
-        used += len(section)
+        used += size
     if truncated:
         parts.append("\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are "
                      "complete._")

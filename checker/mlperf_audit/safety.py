@@ -1,0 +1,148 @@
+"""What checked data may put into output, and where output may go.
+
+Everything a package holds is hostile: a file name or a log value may carry a newline followed by
+a GitHub workflow command, terminal escapes, bidirectional-text controls, or bytes that are not
+UTF-8. Every format shows such characters visibly (`visible`), and no line of plain-text output
+can start a workflow command (`no_workflow_commands`). Every command that writes a file asks
+`output_path` first, so nothing is ever written into a checked PATH, through a link or not.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import AuditError
+
+#: Characters never written as they are: C0 and C1 controls, DEL, lone surrogates (undecodable
+#: bytes of a file name), the soft hyphen, zero-width, invisible and bidirectional formatting
+#: characters (the Arabic letter mark included), the byte-order mark, interlinear annotations, line
+#: and paragraph separators, blank-looking Hangul fillers, the tag characters that can smuggle
+#: invisible ASCII, and the non-characters U+FFFE/U+FFFF (which XML 1.0 forbids).
+_HIDDEN_BEYOND_C0 = (
+    "\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
+    "\ufeff\uffa0\ufff9-\ufffb\ufffe\uffff\ud800-\udfff\U000e0000-\U000e007f"
+)
+_HIDDEN = re.compile(f"[\x00-\x1f{_HIDDEN_BEYOND_C0}]")
+_NEWLINE_OR_TAB_KEPT = re.compile(f"[\x00-\x08\x0b-\x1f{_HIDDEN_BEYOND_C0}]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, kept by surrogateescape: show the byte
+        return f"\\x{code - 0xDC00:02x}"
+    if code > 0xFFFF:  # `\u` takes exactly four digits: a fifth would be read as a separate character
+        return f"\\U{code:08x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control, invisible or undecodable character written as a `\\xNN`,
+    `\\uNNNN` or `\\UNNNNNNNN` escape, so that it can neither move the cursor, start a line,
+    reorder what is shown nor fail to encode as UTF-8 (or as XML 1.0). `keep_newlines` keeps line
+    feeds and tabs (for text the tool itself composed over several lines)."""
+    pattern = _NEWLINE_OR_TAB_KEPT if keep_newlines else _HIDDEN
+    return pattern.sub(_escape, text)
+
+
+def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
+    """A JSON-like document (dicts, lists, tuples, strings, numbers) with every string, keys
+    included, made `visible`; a float that JSON cannot write (NaN, an infinity) becomes None and
+    any other object its visible `str`, so that the document always encodes as strict JSON."""
+    if isinstance(data, str):
+        return visible(data, keep_newlines=keep_newlines)
+    if isinstance(data, dict):
+        return {visible_data(key, keep_newlines=keep_newlines) if isinstance(key, str) else key:
+                visible_data(value, keep_newlines=keep_newlines) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [visible_data(item, keep_newlines=keep_newlines) for item in data]
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if data is None or isinstance(data, (bool, int)):
+        return data
+    return visible(str(data), keep_newlines=keep_newlines)
+
+
+def json_document(data: Any, *, keep_newlines: bool = False) -> str:
+    """`data` as indented, strict JSON (no NaN) that is valid UTF-8, every string `visible`."""
+    return json.dumps(visible_data(data, keep_newlines=keep_newlines), indent=2, ensure_ascii=False,
+                      allow_nan=False) + "\n"
+
+
+def html_text(text: str) -> str:
+    """`text` for HTML or XML text and quoted attribute values: `visible`, then `&`, `<`, `>` and
+    both quotes as character references, so that data can open no tag and leave no attribute."""
+    return html.escape(visible(text), quote=True)
+
+
+#: What ends a line for a reader that splits lines the way Python's `str.splitlines` does (a
+#: superset of what a CI runner splits on).
+_LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_COMMAND_START = re.compile(rf"(?:^|(?<=[{_LINE_BREAKS}]))([^\S{_LINE_BREAKS}]*)(:(?=:)|#(?=#\[))")
+
+
+def no_workflow_commands(text: str) -> str:
+    """Plain-text output with no line that a CI runner reads as a workflow command: the runner
+    trims leading blanks (Unicode spaces included) and obeys a line that then starts with `::` (or
+    the older `##[`), so such a line's first character is written as an escape (`\\x3a`, `\\x23`)."""
+    return _COMMAND_START.sub(lambda m: m.group(1) + f"\\x{ord(m.group(2)):02x}", text)
+
+
+class OutputError(AuditError):
+    """An output file that must not or cannot be written: exit code 2."""
+
+
+def _within(path: Path, folder: Path) -> bool:
+    try:
+        path.relative_to(folder)
+    except ValueError:
+        return False
+    return True
+
+
+def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathLike[str]] = ()) -> Path:
+    """Where a command may write `output`, resolved through every link; raises `OutputError` when
+    that is inside a checked PATH (a checked log's own folder included; beside a checked archive
+    is allowed, the archive itself is not), is a folder, or lies in a folder that does not exist.
+
+    Every file a command writes goes through here, a second file derived from the first (a CSV
+    pair) included, and the returned path is the one to open."""
+    shown = visible(os.fspath(output))
+    try:
+        resolved = Path(os.path.realpath(output))
+    except (OSError, ValueError) as error:
+        raise OutputError(f"{shown}: not a usable output file ({error})") from None
+    for target in checked:
+        root = Path(os.path.realpath(target))
+        if root.is_dir():
+            inside = _within(resolved, root)
+        elif root.name.lower().endswith((".tar.gz", ".tgz", ".tar", ".zip")):
+            inside = resolved == root
+        else:  # a single log: its folder is the package around it
+            inside = _within(resolved, root.parent)
+        if inside:
+            raise OutputError(f"{shown}: will not write inside the checked PATH {visible(os.fspath(target))}; "
+                              "choose a file outside it")
+    if resolved.is_dir():
+        raise OutputError(f"{shown}: is a folder; give a file name")
+    if not resolved.parent.is_dir():
+        raise OutputError(f"{shown}: the folder {visible(str(resolved.parent))} does not exist")
+    return resolved
+
+
+def write_text(output: str | os.PathLike[str], text: str, checked: Iterable[str | os.PathLike[str]] = (),
+               *, append: bool = False) -> Path:
+    """Writes `text` (UTF-8; anything unencodable shown as an escape) to a file `output_path`
+    allows; an OS error is an `OutputError` naming the file."""
+    path = output_path(output, checked)
+    try:
+        with open(path, "a" if append else "w", encoding="utf-8", errors="backslashreplace") as stream:
+            stream.write(text)
+    except OSError as error:
+        raise OutputError(f"cannot write {visible(os.fspath(output))}: {error.strerror or error}") from None
+    return path

@@ -1,0 +1,403 @@
+"""Output that cannot be forged (issue 13, attack 4) and `audit`/`report` writing only where asked
+(attack 5): each test is an attack on current main, then fuzzing of names and values through
+every output format and every command that writes a file."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import dataclasses
+import io
+import json
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any, Callable
+from xml.etree import ElementTree
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mlperf_audit.cli import main
+from mlperf_audit.plugins import PluginHost
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean"
+FORGED = "\n::error file=x::forged"
+TITLE, CLEAR = "\x1b]0;title\x07", "\x1b[2J"
+
+#: What no output may hold as it is: controls other than newline and tab, bidirectional and
+#: line-separating formatting characters, the byte-order mark, and lone surrogates.
+HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff"
+                    "\ud800-\udfff]")
+COMMAND = ("::", "##[")
+
+
+# ---------------------------------------------------------------- packages that carry the attack
+
+def package(root: Path, *, system: str = "fx_8xh100", extra: str | None = None, division: str | None = None,
+            key: str | None = None, description: dict[str, Any] | None = None) -> Path:
+    """A one-benchmark copy of the clean fixture: the system folder (and its description's file)
+    named `system`, an `extra` file in the benchmark folder, one log's division value and one of its
+    keys replaced, and fields of the system description overwritten."""
+    submitter = root / "Fixture"
+    folder = submitter / "results" / system / "gnn"
+    shutil.copytree(FIXTURE / "Fixture" / "results" / "fx_8xh100" / "gnn", folder)
+    (submitter / "systems").mkdir()
+    data = json.loads((FIXTURE / "Fixture" / "systems" / "fx_8xh100.json").read_text())
+    data.update(description or {})
+    (submitter / "systems" / f"{system}.json").write_text(json.dumps(data))  # ASCII: \u escapes for anything else
+    log = folder / "result_1.txt"
+    text = log.read_text()
+    if division is not None:
+        text = text.replace('"value": "closed"', f'"value": {json.dumps("closed" + division)}')
+    if key is not None:
+        text = text.replace('"key": "cache_clear"', f'"key": {json.dumps("cache" + key)}')
+    log.write_text(text)
+    if extra is not None:
+        (folder / f"extra{extra}.txt").write_text("x")
+    return root
+
+
+# ---------------------------------------------------------------- what every output must satisfy
+
+def assert_plain(text: str, what: str, *, commands: bool = False) -> None:
+    """No hidden character, valid UTF-8, and (unless the output is workflow commands) no line that
+    a CI runner would read as a command once it trimmed leading blanks."""
+    hidden = HIDDEN.search(text)
+    assert hidden is None, f"{what}: {hidden.group()!r} in {text[max(0, hidden.start() - 60):hidden.end() + 20]!r}"
+    text.encode("utf-8")
+    if not commands:
+        for line in text.splitlines():
+            assert not line.lstrip().startswith(COMMAND), f"{what}: {line!r}"
+
+
+def assert_json(raw: bytes | str, what: str) -> Any:
+    text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    assert_plain(text, what)
+    document = json.loads(text, parse_constant=lambda name: pytest.fail(f"{what}: {name} is not JSON"))
+
+    def strings(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                strings(key)
+                strings(value)
+        elif isinstance(node, list):
+            for item in node:
+                strings(item)
+        elif isinstance(node, str):
+            hidden = HIDDEN.search(node)  # a \u001b or \ud800 escape decodes to what the raw text lacks
+            assert hidden is None, f"{what}: {node!r}"
+
+    strings(document)
+    return document
+
+
+def assert_xml(text: str, what: str) -> None:
+    assert_plain(text, what)
+    ElementTree.fromstring(text.encode("utf-8"))
+
+
+def assert_csv(text: str, what: str) -> None:
+    """Every table (standard output holds two, a blank line apart) as wide in each row as its header."""
+    assert_plain(text, what)
+    for table in text.split("\n\n"):
+        rows = list(csv.reader(io.StringIO(table)))
+        assert rows and all(len(row) == len(rows[0]) for row in rows), what
+
+
+_GITHUB_LINE = re.compile(r"::(error|warning|notice) ((file=[^,:]*,(line=\d+,)?)?title=[^,:]*)::[^\r\n]*")
+
+
+def assert_github(text: str, what: str, annotations: int) -> None:
+    """One command per finding, whose properties the data cannot end or extend, then the summary."""
+    assert_plain(text, what, commands=True)
+    lines = text.splitlines()
+    assert len(lines) == annotations + 1 and lines[-1].startswith("mlperf-audit: "), what
+    for line in lines[:-1]:
+        assert _GITHUB_LINE.fullmatch(line), f"{what}: {line!r}"
+
+
+#: The tags the tool writes in the Markdown summary; data may add none.
+MARKDOWN_TAGS = {"details", "summary", "b", "code"}
+
+
+def assert_markdown(text: str, what: str) -> None:
+    assert_plain(text, what)
+    tags = re.findall(r"</?([A-Za-z][\w-]*)", text)
+    assert set(tags) <= MARKDOWN_TAGS, f"{what}: {sorted(set(tags) - MARKDOWN_TAGS)}"
+    assert text.count("<details") == text.count("</details>"), what
+    assert sum(1 for line in text.splitlines() if line.startswith("#")) == 1, what  # the status heading only
+    widths = {line.count("|") for line in text.splitlines() if line.startswith("|")}
+    assert widths <= {5}, f"{what}: a data pipe split a table cell"
+
+
+class _Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span", "b", "table", "thead",
+             "tbody", "tr", "th", "td", "div", "svg", "rect", "text", "line", "polyline", "circle", "label", "select",
+             "option", "input", "script"}
+
+
+def assert_html(text: str, what: str) -> None:
+    assert_plain(text, what)
+    parser = _Tags()
+    parser.feed(text)
+    names = [tag for tag, _ in parser.tags]
+    assert set(names) <= HTML_TAGS, f"{what}: {sorted(set(names) - HTML_TAGS)}"
+    assert names.count("script") == 1, what  # the report's own, allowed by its Content Security Policy
+    for tag, attributes in parser.tags:
+        for name in attributes:
+            assert not name.startswith("on") and name not in ("href", "src", "xlink:href", "action"), (what, tag, name)
+    assert 'http-equiv="Content-Security-Policy"' in text and "default-src 'none'" in text, what
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    """The command line in-process; outside pytest's capture, so that hypothesis may call it."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def annotations(report_json: Any) -> int:
+    return sum(1 for finding in report_json["findings"] if not finding["waived_by"])
+
+
+# ---------------------------------------------------------------- the attacks, one by one
+
+def test_a_file_name_cannot_forge_a_workflow_command_in_the_text_output(cli, tmp_path):
+    root = package(tmp_path / "p", extra=FORGED)
+    result = cli("check", str(root))
+    assert result.code in (0, 1)
+    assert_plain(result.out, "check text")
+    assert "extra\\x0a::error file=x::forged.txt" in result.out  # still shown, visibly
+
+
+def test_a_wrapped_message_cannot_start_a_command(cli, tmp_path):
+    """tabulate wraps a long message at a space: whatever follows it starts a (blank-led) line."""
+    names = [" " + "a" * width + " ::error file=x::forged" for width in range(78, 92)]
+    root = package(tmp_path / "p")
+    folder = next(root.rglob("gnn"))
+    for name in names:
+        (folder / f"extra{name}.txt").write_text("x")
+    result = cli("check", str(root))
+    assert "::error file=x::forged" in result.out  # the data is there, never at the start of a line
+    assert_plain(result.out, "wrapped text")
+
+
+def test_terminal_escapes_are_shown_visibly(cli, tmp_path):
+    root = package(tmp_path / "p", extra=TITLE, division=CLEAR, description={"status": TITLE + CLEAR})
+    for argv in (("check", str(root)), ("score", str(root))):
+        result = cli(*argv)
+        assert "\x1b" not in result.out + result.err and "\x07" not in result.out + result.err
+        assert "\\x1b]0;title\\x07" in result.out, argv
+
+
+def test_markdown_summary_cannot_be_closed_by_data(cli, tmp_path):
+    closing = "</details><h3>✅ passed</h3>"
+    root = package(tmp_path / "p", system="<h3>✅ passed|*x*", division=closing)
+    text = cli("check", str(root), "--format", "markdown").out
+    assert_markdown(text, "markdown")
+    assert text.startswith("### ❌ mlperf-audit failed") and "<h3>" not in text and "</details><h3>" not in text
+    assert "&#60;/details&#62;&#60;h3&#62;✅ passed&#60;/h3&#62;" in text  # shown, not obeyed
+
+
+def test_html_report_obeys_no_data(cli, tmp_path):
+    root = package(tmp_path / "p", system="<img src=x onerror=alert(1)>", division="<script>alert(1)</script>\ud800",
+                   description={"accelerator_model_name": "H100" + TITLE + "<script>alert(2)</script>"})
+    page = tmp_path / "report.html"
+    result = cli("report", str(root), "-o", str(page))
+    assert result.code in (0, 1), result.err
+    text = page.read_bytes().decode("utf-8")
+    assert_html(text, "report")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;\\ud800" in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+
+
+def test_junit_is_well_formed_with_an_escape_in_an_archive_member_name(cli, tmp_path):
+    """The system folder's name (a test suite's name) holds an ESC, which XML 1.0 cannot hold."""
+    root = package(tmp_path / "p")
+    archive = tmp_path / "package.tar.gz"
+
+    def rename(member: tarfile.TarInfo) -> tarfile.TarInfo:
+        member.name = member.name.replace("fx_8xh100", "fx" + CLEAR)
+        return member
+
+    with tarfile.open(archive, "w:gz") as out:
+        out.add(root / "Fixture", arcname="Fixture", filter=rename)
+    result = cli("check", str(archive), "--format", "junit")
+    assert result.code in (0, 1), result.err
+    assert_xml(result.out, "junit")
+    assert 'name="Fixture/results/fx\\x1b[2J/gnn"' in result.out
+
+
+def test_json_and_sarif_survive_a_lone_surrogate(cli, tmp_path):
+    """An undecodable byte in a file name and a lone surrogate in a log value: both strict UTF-8 JSON."""
+    root = package(tmp_path / "p", division="\ud800")
+    folder = next(root.rglob("gnn"))
+    with open(os.fsencode(folder) + b"/extra\xff.txt", "w") as stream:
+        stream.write("x")
+    sarif = tmp_path / "out.sarif"
+    result = cli("check", str(root), "--format", "json", "--report", f"sarif:{sarif}")
+    assert result.code in (0, 1), result.err
+    document = assert_json(result.out, "json")
+    assert any("closed\\ud800" in f["message"] for f in document["findings"])
+    assert any("extra\\xff.txt" in (f["path"] or "") for f in document["findings"])
+    assert_json(sarif.read_bytes(), "sarif")
+
+
+def test_github_annotations_carry_data_only_escaped(cli, tmp_path):
+    root = package(tmp_path / "p", extra=",line=1::%0A::error title=forged::x" + CLEAR)
+    text = cli("check", str(root), "--format", "github").out
+    count = annotations(json.loads(cli("check", str(root), "--format", "json").out))
+    assert_github(text, "github", count)
+    assert "extra%2Cline=1%3A%3A%250A%3A%3Aerror title=forged%3A%3Ax\\x1b[2J.txt" in text
+
+
+def test_score_outputs_neutralise_the_system_description(cli, tmp_path):
+    root = package(tmp_path / "p", description={"division": "::error file=x::forged",
+                                                "accelerator_model_name": "H100" + FORGED, "status": TITLE})
+    assert_plain(cli("score", str(root)).out, "score text")
+    assert_csv(cli("score", str(root), "--format", "csv").out, "score csv")
+    document = assert_json(cli("score", str(root), "--format", "json").out, "score json")
+    assert document["results"][0]["accelerator"] == "H100\\x0a::error file=x::forged"
+
+
+def test_compare_output_neutralises_names(cli, tmp_path):
+    root = package(tmp_path / "p", system="fx" + CLEAR + FORGED.replace("\n", "\r"))
+    text = cli("compare", str(root), str(FIXTURE)).out
+    assert_plain(text, "compare text")
+    assert "fx\\x1b[2J\\x0d::error" in text
+    assert_json(cli("compare", str(root), str(FIXTURE), "--format", "json").out, "compare json")
+
+
+def test_audit_output_neutralises_names_and_claims(cli, tmp_path):
+    root = package(tmp_path / "p", system="fx" + CLEAR, description={"accelerator_model_name": "H100" + FORGED})
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(json.dumps({"claims": [{"id": "x" + FORGED, "statement": TITLE + "\n##[error]forged",
+                                              "benchmark": "gnn", "minutes": 1}]}))
+    result = cli("audit", str(root), "--claims", str(claims))
+    assert result.code in (0, 1), result.err
+    assert_plain(result.out, "audit text")
+    assert_json(cli("audit", str(root), "--claims", str(claims), "--format", "json").out, "audit json")
+
+
+def test_audit_never_writes_into_path_or_the_baseline(cli, tmp_path):
+    root, baseline = package(tmp_path / "p"), package(tmp_path / "b")
+    link = tmp_path / "link.txt"
+    link.symlink_to(next(baseline.rglob("systems/*.json")))
+    for argv in (("-o", str(root / "audit.txt")), ("--baseline", str(baseline), "-o", str(baseline / "audit.txt")),
+                 ("--baseline", str(baseline), "-o", str(link))):
+        result = cli("audit", str(root), *argv)
+        assert result.code == 2 and "inside the checked PATH" in result.err, argv
+    assert not list(tmp_path.rglob("audit.txt")) and link.read_text().startswith("{")
+
+
+def test_report_never_writes_beside_a_checked_log(cli, tmp_path, monkeypatch):
+    folder = next(package(tmp_path / "p").rglob("gnn"))
+    monkeypatch.chdir(folder)
+    result = cli("report", "result_0.txt")
+    assert result.code == 2 and "give -o FILE" in result.err
+    assert not (folder / "report.html").exists()
+    monkeypatch.chdir(tmp_path)
+    assert cli("report", str(folder / "result_0.txt")).code in (0, 1) and (tmp_path / "report.html").is_file()
+
+
+# ---------------------------------------------------------------- fuzzing
+
+TOKENS = ["\n", "\r", "\t", TITLE, CLEAR, "\x00", "\x85", "\u2028", "\u202e", "\u3000", "\xa0", "\udcff", "\ud800",
+          "::error file=x::forged", "##[error]forged", "</details><h3>✅ passed</h3>", "<script>alert(1)</script>",
+          "|", "*", "_", "`", "$", "[x](javascript:alert(1))", "%0A", "%", ",", ":", "&amp;", "]]>", "\\", '"', "'",
+          " ", "\U000e0041"]
+TEXT = st.lists(st.one_of(st.sampled_from(TOKENS), st.characters()), max_size=8).map("".join)
+FUZZ = settings(derandomize=True, database=None, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def _check_format(name: str, text: str, count: int) -> None:
+    checks: dict[str, Callable[[str, str], Any]] = {
+        "json": assert_json, "sarif": assert_json, "junit": assert_xml, "markdown": assert_markdown,
+        "github": lambda text, what: assert_github(text, what, count),
+    }
+    checks.get(name, assert_plain)(text, name)  # a format added later is held to plain text at least
+
+
+@pytest.fixture(scope="module")
+def base_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    from mlperf_audit.api import check
+    from mlperf_audit.config import Config
+
+    return check(package(tmp_path_factory.mktemp("base")), Config(cache_dir=None))
+
+
+@settings(FUZZ, max_examples=100)
+@given(message=TEXT, path=TEXT, submitter=TEXT, system=TEXT, hint=TEXT, waived=st.none() | TEXT, target=TEXT)
+def test_every_format_neutralises_any_finding_text(host, base_report, message, path, submitter, system, hint, waived,
+                                                   target):
+    fuzzed = dataclasses.replace(base_report.findings[-1], message=message, path=path, submitter=submitter,
+                                 system=system, benchmark=system, hint=hint, waived_by=waived, related=((path, 3),))
+    report = dataclasses.replace(base_report, findings=base_report.findings + (fuzzed,),
+                                 target=dataclasses.replace(base_report.target, path=target),
+                                 checked=base_report.checked + (("run", path),))
+    count = sum(1 for finding in report.findings if not finding.waived_by)
+    for name, fmt in host.formats.items():
+        _check_format(name, fmt.render(report), count)
+
+
+def _file_name(text: str) -> str:
+    """`text` as a part of a file name: no separator or NUL, only the surrogates that stand for a
+    byte that is not UTF-8, at most 40 characters."""
+    text = text.replace("/", "").replace("\x00", "")
+    return "".join("\udcff" if 0xD800 <= ord(c) <= 0xDFFF and not 0xDC80 <= ord(c) <= 0xDCFF else c
+                   for c in text)[:40]
+
+
+@settings(FUZZ, max_examples=8)
+@given(name=TEXT, value=TEXT)
+def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
+        root = package(tmp / "p", system="fx" + _file_name(name), extra=_file_name(name), division=value, key=value,
+                       description={"accelerator_model_name": "H100" + value, "status": value, "division": value})
+        out = tmp / "out"
+        out.mkdir()
+        formats = sorted(PluginHost().formats)
+        commands = [
+            ["check", str(root), "--fail-on", "never", "--write-baseline", str(out / "baseline.json"),  # text: stdout
+             *[f"--report={fmt}:{out / f'check.{fmt}'}" for fmt in formats]],
+            ["score", str(root), "-o", str(out / "score.txt")],
+            ["score", str(root), "--format", "json", "-o", str(out / "score.json")],
+            ["score", str(root), "--format", "csv", "-o", str(out / "score.csv")],
+            ["compare", str(root), str(root), "-o", str(out / "compare.txt")],
+            ["compare", str(root), str(root), "--format", "json", "-o", str(out / "compare.json")],
+            ["audit", str(root), "--fail-on", "never", "-o", str(out / "audit.txt")],
+            ["audit", str(root), "--fail-on", "never", "--format", "json", "-o", str(out / "audit.json")],
+            ["report", str(root), "-o", str(out / "report.html")],
+        ]
+        for argv in commands:
+            code, stdout, stderr = run(*argv)
+            assert code in (0, 1), (argv[0], stderr)
+            assert_plain(stdout, f"{argv[0]} stdout")
+            assert_plain(stderr, f"{argv[0]} stderr")
+        count = annotations(json.loads((out / "check.json").read_bytes().decode("utf-8")))
+        for name in formats:
+            _check_format(name, (out / f"check.{name}").read_bytes().decode("utf-8"), count)
+        assert_json((out / "baseline.json").read_bytes(), "baseline")
+        for file in ("score.json", "compare.json", "audit.json"):
+            assert_json((out / file).read_bytes(), file)
+        for file in ("score.txt", "compare.txt", "audit.txt"):
+            assert_plain((out / file).read_bytes().decode("utf-8"), file)
+        for file in ("score.csv", "score_detailed.csv"):
+            assert_csv((out / file).read_bytes().decode("utf-8"), file)
+        assert_html((out / "report.html").read_bytes().decode("utf-8"), "report")
