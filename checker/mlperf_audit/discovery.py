@@ -2,8 +2,13 @@
 
 Discovery reads folder listings and the small system descriptions; result logs are parsed later,
 one benchmark folder at a time, so memory stays bounded by the largest folder. Nothing here follows
-a symlinked folder (no loops) or opens anything but a regular file (no FIFO hangs), and nothing
+a symlinked folder (no loops, no escape from PATH), lists a linked file whose target lies outside
+PATH (its content is never read), or opens anything but a regular file (no FIFO hangs), and nothing
 is ever written.
+
+Every name is hostile: a display path (`FileEntry.path`, a submitter, system or benchmark name)
+shows control and undecodable characters as escapes (`safety.visible`), so that every report can
+print and encode it; `FileEntry.fs_path` keeps the real path, the only one ever opened.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from .model import (
     natural_key,
     open_binary,
 )
+from .parser import MAX_JSON_DEPTH, json_depth
+from .safety import visible
 
 #: How deep into an implementation folder discovery lists files (launch configurations sit at
 #: its top or in a `configs/` folder), and how many it lists at most (some hold whole frameworks).
@@ -55,6 +62,7 @@ class Code:
     SPECIAL_FILE = "PKG002"
     BROKEN_LINK = "PKG003"
     LINKED_FOLDER = "PKG004"
+    LINK_OUTSIDE = "PKG021"
     BAD_NAME = "PKG015"
     FILE_TOO_BIG = "PKG016"
     SYSTEM_JSON_INVALID = "SYS001"
@@ -70,9 +78,22 @@ class _Listing:
     files: list[FileEntry]
 
 
+def _quoted_link(path: Path) -> str:
+    """A link's target as written in the link, quoted and shown visibly (it is hostile text)."""
+    return "'" + visible(os.readlink(path)) + "'"
+
+
+def _inside(path: Path | str, folder: str) -> bool:
+    """Whether `path`, resolved through every link, lies in the resolved `folder`."""
+    resolved = os.path.realpath(path)
+    return resolved == folder or resolved.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 class _Walker:
     def __init__(self, root: Path) -> None:
         self.root = root
+        # links are judged against the real PATH: PATH itself may be a link the user named
+        self.real_root = os.path.realpath(root)
         self.issues: list[Issue] = []
         self.links_seen: set[Path] = set()
 
@@ -80,11 +101,18 @@ class _Walker:
         return folder / name
 
     def is_dir(self, folder: Any) -> bool:
-        return bool(folder.is_dir())
+        """A real folder; a link to one is reported (once) and never followed."""
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) and os.path.isdir(folder):
+            self._linked_folder(Path(folder))
+        return stat.S_ISDIR(info.st_mode)
 
     def display(self, path: Path) -> str:
         relative = os.path.relpath(path, self.root)
-        return "." if relative == "." else relative.replace(os.sep, "/")
+        return "." if relative == "." else visible(relative.replace(os.sep, "/"))
 
     def list(self, folder: Path) -> _Listing:
         listing = _Listing([], [])
@@ -105,9 +133,9 @@ class _Walker:
             path = Path(entry.path)
             try:
                 if entry.is_symlink():
-                    self._symlink(entry, path, listing)
+                    self._symlink(path, listing)
                 elif entry.is_dir(follow_symlinks=False):
-                    listing.dirs.append((entry.name, path))
+                    listing.dirs.append((visible(entry.name), path))
                 elif entry.is_file(follow_symlinks=False):
                     listing.files.append(FileEntry(self.display(path), path, entry.stat(follow_symlinks=False).st_size))
                 else:
@@ -122,7 +150,7 @@ class _Walker:
         if name.startswith(".") or " " in name:
             self.issues.append(Issue(
                 Code.BAD_NAME,
-                f"name {name!r} {'starts with a dot' if name.startswith('.') else 'contains a space'}",
+                f"name '{visible(name)}' {'starts with a dot' if name.startswith('.') else 'contains a space'}",
                 shown,
                 hint="The official repository checker rejects hidden files and names with spaces; rename "
                 "or remove it.",
@@ -157,38 +185,65 @@ class _Walker:
                         self.links_seen.add(path)
                         self.issues.append(Issue(
                             Code.BROKEN_LINK,
-                            f"symbolic link to {os.readlink(path)!r} leads nowhere",
+                            f"symbolic link to {_quoted_link(path)} leads nowhere",
                             self.display(path),
                             hint="Replace the link with the file it should point to, or remove it.",
                         ))
 
-    def _symlink(self, entry: os.DirEntry[str], path: Path, listing: _Listing) -> None:
+    def _symlink(self, path: Path, listing: _Listing) -> None:
+        """A link in a listed folder: a folder link is never followed, a file link is listed only
+        when its target lies inside PATH. A folder listed twice reports its links once."""
+        first = path not in self.links_seen
         self.links_seen.add(path)
         try:
             target = os.stat(path)
         except OSError as error:
-            self.issues.append(
-                Issue(
-                    Code.BROKEN_LINK,
-                    f"symbolic link to {os.readlink(path)!r} leads nowhere ({error.strerror or error})",
-                    self.display(path),
-                    hint="Replace the link with the file it should point to, or remove it.",
+            if first:
+                self.issues.append(
+                    Issue(
+                        Code.BROKEN_LINK,
+                        f"symbolic link to {_quoted_link(path)} leads nowhere ({error.strerror or error})",
+                        self.display(path),
+                        hint="Replace the link with the file it should point to, or remove it.",
+                    )
                 )
-            )
             return
         if stat.S_ISDIR(target.st_mode):
-            self.issues.append(
-                Issue(
-                    Code.LINKED_FOLDER,
-                    f"symbolic link to the folder {os.readlink(path)!r} is not followed",
-                    self.display(path),
-                    hint="Results repositories hold real folders; copy the folder in place of the link.",
-                )
-            )
+            self._linked_folder(path)
+        elif not _inside(path, self.real_root):
+            if first:
+                self.issues.append(self.outside_issue(path))
         elif stat.S_ISREG(target.st_mode):
             listing.files.append(FileEntry(self.display(path), path, target.st_size))
-        else:
+        elif first:
             self._special(path, target.st_mode)
+
+    def _linked_folder(self, path: Path) -> None:
+        shown = self.display(path)
+        self.links_seen.add(path)
+        if any(issue.code == Code.LINKED_FOLDER and issue.path == shown for issue in self.issues):
+            return  # a probe found it first
+        self.issues.append(
+            Issue(
+                Code.LINKED_FOLDER,
+                f"symbolic link to the folder {_quoted_link(path)} is not followed",
+                shown,
+                hint="Results repositories hold real folders; copy the folder in place of the link.",
+            )
+        )
+
+    def outside_issue(self, path: Path, where: str = "the checked PATH") -> Issue:
+        return Issue(
+            Code.LINK_OUTSIDE,
+            f"symbolic link to {_quoted_link(path)} leads outside {where}; the file is not read",
+            self.display(path),
+            hint="A package holds its own files: copy the file in place of the link, or link only to "
+            "files inside the package.",
+        )
+
+    def skipped_links(self) -> list[str]:
+        """Display paths of the links found and not followed (folders, files leading out of PATH)."""
+        return [issue.path for issue in self.issues if issue.code in (Code.LINKED_FOLDER, Code.LINK_OUTSIDE)]
 
     def _special(self, path: Path, mode: int) -> None:
         kind = (
@@ -234,16 +289,13 @@ class _ArchiveWalker(_Walker):
         return listing
 
     def hygiene(self, folder: Any) -> None:
-        prefix = f"{folder}/" if folder else ""
-        for name in sorted(set(self.archive.files) | self.archive.dirs):
-            if not name or not name.startswith(prefix):
-                continue
+        names, special = self.archive.below(folder)  # not a scan of every member per submission
+        for name in names:
             self._check_name(name.rsplit("/", 1)[-1], name)
             self._check_size(self.archive.files.get(name, 0), name)
-        for name in self.archive.special:
-            if name.startswith(prefix):
-                self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
-                                         name, hint="A result package holds only regular files and folders."))
+        for name in special:
+            self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
+                                     name, hint="A result package holds only regular files and folders."))
 
 
 def _discover_archive(path: Path) -> Tree:
@@ -263,34 +315,36 @@ def _discover_archive(path: Path) -> Tree:
 def discover(path: str | Path) -> Tree:
     """Builds the layout `Tree` for PATH; raises `TargetError` when PATH cannot be checked."""
     target = Path(path)
+    shown = visible(os.fspath(path))
     try:
-        mode = os.stat(target).st_mode
+        mode = os.stat(target).st_mode  # PATH itself is the user's to name, through a link or not
     except OSError as error:
-        raise TargetError(f"{path}: {error.strerror or error}") from None
+        raise TargetError(f"{shown}: {error.strerror or error}") from None
     if stat.S_ISREG(mode) and is_archive(target):
         return _discover_archive(target)
     if stat.S_ISREG(mode):
         if not os.access(target, os.R_OK):
-            raise TargetError(f"{path}: permission denied")
-        entry = FileEntry(target.name, target, os.stat(target).st_size)
+            raise TargetError(f"{shown}: permission denied")
+        entry = FileEntry(visible(target.name), target, os.stat(target).st_size)
         return Tree(target, TargetKind.LOG_FILE, (), (entry,), ())
     if not stat.S_ISDIR(mode):
-        raise TargetError(f"{path}: not a file or folder")
+        raise TargetError(f"{shown}: not a file or folder")
     walker = _Walker(target)
     try:
         with os.scandir(target) as entries:
-            names = {entry.name: entry.is_dir() for entry in entries}
+            # a linked results/ or systems/ is not a submission's: it is reported when listed below
+            names = {entry.name: entry.is_dir(follow_symlinks=False) for entry in entries}
     except OSError as error:
-        raise TargetError(f"{path}: cannot list the folder: {error.strerror or error}") from None
+        raise TargetError(f"{shown}: cannot list the folder: {error.strerror or error}") from None
 
     if names.get("results") or names.get("systems"):
-        submission = _submission(walker, target, target.resolve().name)
+        submission = _submission(walker, target, visible(target.resolve().name))
         return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
 
     listing = walker.list(target)
     submitters = [
         (name, folder) for name, folder in listing.dirs
-        if (folder / "results").is_dir() or (folder / "systems").is_dir()
+        if walker.is_dir(folder / "results") | walker.is_dir(folder / "systems")  # both probed: links reported
     ]
     if submitters:
         submissions = tuple(_submission(walker, folder, name) for name, folder in submitters)
@@ -312,8 +366,16 @@ def discover(path: str | Path) -> Tree:
         submission = _benchmark_only(walker, target, resolved)
         walker.hygiene(target)
         return Tree(target, TargetKind.BENCHMARK, (submission,), (), tuple(walker.issues))
+    skipped = walker.skipped_links()
+    if skipped:
+        links = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        raise TargetError(
+            f"{shown}: no MLPerf results here: {len(skipped)} symbolic link(s) were not followed ({links}); "
+            "mlperf-audit never follows a linked folder, nor a linked file out of PATH: check the folder the "
+            "links point to, or copy it in place of the links"
+        )
     raise TargetError(
-        f"{path}: no MLPerf results here (expected results/ and systems/, submitter folders, "
+        f"{shown}: no MLPerf results here (expected results/ and systems/, submitter folders, "
         "results/<system>/<benchmark>/ folders or result_*.txt files)"
     )
 
@@ -431,30 +493,50 @@ def _params(entry: FileEntry, level: str, every_line: bool = False) -> CheckerPa
 
 def _system_folder(walker: _Walker, target: Path, resolved: Path) -> Submission:
     submitter, systems = _enclosing_submission(walker, resolved, resolved.name)
-    benchmarks = _benchmarks(walker, target, submitter, resolved.name)
-    return Submission(submitter or "", walker.display(target), systems, tuple(benchmarks), (resolved.name,))
+    system = visible(resolved.name)
+    benchmarks = _benchmarks(walker, target, submitter, system)
+    return Submission(submitter or "", walker.display(target), systems, tuple(benchmarks), (system,))
 
 
 def _benchmark_only(walker: _Walker, target: Path, resolved: Path) -> Submission:
     in_layout = resolved.parent.parent.name == "results"
-    system = resolved.parent.name if in_layout else None
-    submitter, systems = _enclosing_submission(walker, resolved.parent, system) if in_layout else (None, ())
-    folder = _benchmark_folder(walker, target, submitter, system, resolved.name)
+    system = visible(resolved.parent.name) if in_layout else None
+    submitter, systems = (_enclosing_submission(walker, resolved.parent, resolved.parent.name) if in_layout
+                          else (None, ()))
+    folder = _benchmark_folder(walker, target, submitter, system, visible(resolved.name))
     return Submission(submitter or "", walker.display(target), systems, (folder,), (system,) if system else ())
 
 
 def _enclosing_submission(
-    walker: _Walker, system_folder: Path, system: str | None
+    walker: _Walker, system_folder: Path, system: str
 ) -> tuple[str | None, tuple[SystemDescription, ...]]:
-    """For a folder inside `<submitter>/results/`, names the submitter and reads its system JSON."""
+    """For a (resolved) folder inside `<submitter>/results/`, names the submitter and reads its
+    system JSON: from a real `systems/` folder, and a linked description only if it stays inside
+    the submitter's folder."""
     if system_folder.parent.name != "results":
         return None, ()
     submission_folder = system_folder.parent.parent
-    description = submission_folder / "systems" / f"{system}.json"
-    if not description.is_file():
-        return submission_folder.name, ()
-    entry = FileEntry(walker.display(description), description, 0)
-    return submission_folder.name, (_system_description(walker, entry, submission_folder.name),)
+    submitter = visible(submission_folder.name)
+    systems = submission_folder / "systems"
+    if not walker.is_dir(systems):
+        return submitter, ()
+    description = systems / f"{system}.json"
+    try:
+        info = os.lstat(description)
+    except OSError:
+        return submitter, ()
+    if stat.S_ISLNK(info.st_mode):
+        if not _inside(description, os.path.realpath(submission_folder)):
+            walker.issues.append(walker.outside_issue(description, "the submitter's folder"))
+            return submitter, ()
+        try:
+            info = os.stat(description)
+        except OSError:
+            return submitter, ()  # a broken link: no description (PKG014 says which is missing)
+    if not stat.S_ISREG(info.st_mode):
+        return submitter, ()
+    entry = FileEntry(walker.display(description), description, info.st_size)
+    return submitter, (_system_description(walker, entry, submitter),)
 
 
 def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None) -> SystemDescription:
@@ -483,11 +565,13 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
     except UnicodeDecodeError as error:
         return invalid(f"system description is not UTF-8 text (byte {error.start})")
     except RecursionError:
-        return invalid("system description nests JSON too deeply to read")
+        return invalid(f"system description nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels)")
     except json.JSONDecodeError as error:
         return invalid(f"system description is not valid JSON: {error.msg}", error.lineno)
     if not isinstance(data, dict):
         return invalid(f"system description is a JSON {type(data).__name__}, not an object", 1)
+    if json_depth(data) > MAX_JSON_DEPTH:  # real ones nest two levels; rules and reports walk the values
+        return invalid(f"system description nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not read", 1)
     lines: dict[str, int] = {}
     for match in _FIELD.finditer(text):
         lines.setdefault(match.group(1), text.count("\n", 0, match.start()) + 1)

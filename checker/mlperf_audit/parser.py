@@ -35,6 +35,10 @@ MAX_ISSUES_PER_CODE = 10
 
 #: Integers up to this size convert to a float exactly (larger ones may overflow it).
 MAX_EXACT_INT = 2**53
+#: A record nesting arrays and objects deeper than this is not parsed (the record itself is level 1;
+#: mllog writes 3 or 4 levels). Rules walk values recursively: a bound far below the interpreter's
+#: recursion limit keeps every one of them, and every output format, safe from hostile nesting.
+MAX_JSON_DEPTH = 64
 EVENT_TYPES = frozenset({"INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"})
 REQUIRED_FIELDS = ("key", "value", "metadata", "time_ms")
 
@@ -297,7 +301,8 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         try:
             record = decode(text)
         except RecursionError:
-            sink.add(Code.TOO_DEEP, "record nests JSON too deeply to read; not parsed", lineno)
+            sink.add(Code.TOO_DEEP, f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); "
+                     "not parsed", lineno, hint=_DEEP_HINT)
             continue
         except ValueError as error:
             message = getattr(error, "msg", str(error))
@@ -318,10 +323,38 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
                     hint="Each ':::MLLOG' line must carry exactly one JSON object, as mllog writes it.",
                 )
             continue
+        # a line with few brackets cannot nest deeply: only the rare others are measured
+        if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
+            sink.add(Code.TOO_DEEP, f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
+                     lineno, hint=_DEEP_HINT)
+            continue
         event = _to_event(record, flags, path, lineno, sink)
         if event is not None:
             events.append(event)
     return lineno
+
+
+_DEEP_HINT = "No MLLOG record nests more than a few levels; remove the line, or log the value flat."
+
+
+def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
+    """How deeply `value` nests arrays and objects (a scalar: 0), without recursing; stops counting
+    once past `limit`."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def _looks_cut(text: str) -> bool:

@@ -14,6 +14,10 @@ waiver that matches nothing, or has expired, is itself a finding (CHK002, CHK003
 A baseline (`--write-baseline FILE`, then `--baseline FILE`) records the fingerprints of the
 findings of a run (rule, path and message without line numbers, so moving lines does not matter);
 with it, only new findings are reported, and CHK004 says how many known ones were left out.
+
+Either file of any other shape (not UTF-8, not TOML or JSON, a field of the wrong type, a list
+where a table belongs, an unknown key) is a `ConfigError` naming the file and what is wrong: exit
+code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -25,13 +29,13 @@ import json
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import ConfigError
 from .hookspecs import hookimpl
 from .model import Finding, Severity
 from .rule import Rule
+from .safety import visible
 
 BASELINE_VERSION = 1
 
@@ -54,43 +58,100 @@ class Waiver:
         return self.expires is not None and self.expires < today
 
 
-def load_waivers(path: str) -> list[Waiver]:
+#: A waivers or baseline file larger than this is not read (a baseline holds ~45 bytes per finding).
+MAX_FILE_BYTES = 16 << 20
+WAIVER_FIELDS = ("rule", "path", "reason", "expires")
+
+
+def _read(path: str, what: str) -> str:
+    """The text of a waivers or baseline file; anything that is not a readable UTF-8 file is a
+    ConfigError naming it (it is the user's file, but no more trusted than a package)."""
+    shown = visible(path)
     try:
         with open(path, "rb") as stream:
-            data = tomllib.load(stream)
+            data = stream.read(MAX_FILE_BYTES + 1)
     except OSError as error:
-        raise ConfigError(f"{path}: cannot read the waivers: {error.strerror or error}") from None
+        raise ConfigError(f"{shown}: cannot read the {what}: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(f"{shown}: the {what} file is larger than {MAX_FILE_BYTES >> 20} MiB; not read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{shown}: the {what} file is not UTF-8 text (byte {error.start})") from None
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    return {str: "a string", int: "an integer", float: "a number", list: "an array", dict: "a table"}.get(
+        type(value), f"a {type(value).__name__}")
+
+
+def load_waivers(path: str) -> list[Waiver]:
+    shown = visible(path)
+    text = _read(path, "waivers")
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"{path}: not valid TOML: {error}") from None
+        raise ConfigError(f"{shown}: not valid TOML: {visible(str(error))}") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}: not valid TOML: nested too deeply to read") from None
+    unknown = sorted(set(data) - {"waiver"})
+    if unknown:
+        raise ConfigError(f"{shown}: unknown key(s) {', '.join(visible(repr(k)) for k in unknown)}; "
+                          "waivers are [[waiver]] tables")
     entries = data.get("waiver", [])
     if not isinstance(entries, list):
-        raise ConfigError(f"{path}: waivers are [[waiver]] tables")
+        raise ConfigError(f"{shown}: 'waiver' is {_kind(entries)}; waivers are [[waiver]] tables")
     waivers = []
     for index, entry in enumerate(entries, 1):
-        where = f"{path}: waiver {index}"
-        unknown = sorted(set(entry) - {"rule", "path", "reason", "expires"})
+        where = f"{shown}: waiver {index}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: is {_kind(entry)}, not a table; waivers are [[waiver]] tables")
+        unknown = sorted(set(entry) - set(WAIVER_FIELDS))
         if unknown:
-            raise ConfigError(f"{where}: unknown field(s) {', '.join(unknown)}")
+            raise ConfigError(f"{where}: unknown field(s) {', '.join(visible(name) for name in unknown)}; "
+                              f"known: {', '.join(WAIVER_FIELDS)}")
         if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
-            raise ConfigError(f"{where}: a waiver needs a reason")
+            raise ConfigError(f"{where}: a waiver needs a reason (a non-empty string)")
         if not isinstance(entry.get("rule"), str) or not entry["rule"].strip():
-            raise ConfigError(f"{where}: a waiver needs a rule (code, prefix or name)")
+            raise ConfigError(f"{where}: a waiver needs a rule (code, prefix or name, a string)")
+        pattern = entry.get("path", "*")
+        if not isinstance(pattern, str):
+            raise ConfigError(f"{where}: path must be a string (a glob on finding paths), not {_kind(pattern)}")
         expires = entry.get("expires")
-        if expires is not None and not isinstance(expires, datetime.date):
-            raise ConfigError(f"{where}: expires must be a date (YYYY-MM-DD)")
-        waivers.append(Waiver(entry["rule"].strip(), str(entry.get("path", "*")), entry["reason"].strip(),
-                              expires, f"{path}:{index}"))
+        # a TOML date-time is a datetime, which is a date but does not compare with one
+        if expires is not None and (not isinstance(expires, datetime.date) or isinstance(expires, datetime.datetime)):
+            raise ConfigError(f"{where}: expires must be a date (YYYY-MM-DD), not {_kind(expires)}")
+        # matched as written; shown only through `visible` (a reason is echoed into every report)
+        waivers.append(Waiver(entry["rule"].strip(), pattern, visible(entry["reason"].strip()), expires,
+                              f"{shown}:{index}"))
     return waivers
 
 
 def load_baseline(path: str) -> Counter[str]:
+    shown = visible(path)
+    text = _read(path, "baseline")
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
-        raise ConfigError(f"{path}: cannot read the baseline: {error}") from None
+        data = json.loads(text)
+    except ValueError as error:
+        raise ConfigError(f"{shown}: cannot read the baseline: not valid JSON ({visible(str(error))})") from None
+    except RecursionError:
+        raise ConfigError(f"{shown}: cannot read the baseline: JSON nested too deeply") from None
     if not isinstance(data, dict) or data.get("schema_version") != BASELINE_VERSION:
-        raise ConfigError(f"{path}: not an mlperf-audit baseline (schema_version {BASELINE_VERSION})")
-    return Counter({str(k): int(v) for k, v in data.get("fingerprints", {}).items()})
+        raise ConfigError(f"{shown}: not an mlperf-audit baseline (schema_version {BASELINE_VERSION}); "
+                          "write one with --write-baseline")
+    fingerprints = data.get("fingerprints")
+    if not isinstance(fingerprints, dict):
+        raise ConfigError(f"{shown}: 'fingerprints' must be an object of fingerprint: count, not "
+                          f"{'missing' if fingerprints is None else _kind(fingerprints)}")
+    counts: Counter[str] = Counter()
+    for fingerprint, count in fingerprints.items():
+        if type(count) is not int or count < 0:
+            raise ConfigError(f"{shown}: fingerprint {visible(repr(fingerprint))[:80]} has the count "
+                              f"{visible(repr(count))[:40]}; counts are whole numbers of 0 or more")
+        counts[fingerprint] = count
+    return counts
 
 
 def baseline_document(findings: Iterable[Finding]) -> str:
@@ -201,10 +262,11 @@ def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
                 continue  # about a submitter this run (a pull request's subset) did not check
             if waiver.expired(today) and ExpiredWaiver.code in active:
                 findings.append(ExpiredWaiver().finding(
-                    f"waiver {waiver.source} ({waiver.rule} on {waiver.path}) expired on {waiver.expires}"))
+                    f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) expired on "
+                    f"{waiver.expires}"))
             elif waiver.source not in used and UnusedWaiver.code in active:
                 findings.append(UnusedWaiver().finding(
-                    f"waiver {waiver.source} ({waiver.rule} on {waiver.path}) matches no finding"))
+                    f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) matches no finding"))
     if config.baseline:
         known = load_baseline(config.baseline)
         kept = []

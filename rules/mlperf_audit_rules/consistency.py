@@ -66,7 +66,7 @@ class ValueType(Rule):
                 continue
             schema, is_valid = expectation
             if not is_valid(event.value):
-                yield self.finding(f"{event.key} = {event.value!r} is not {schemas.explain(schema)}",
+                yield self.finding(f"{event.key} = {schemas.shown(event.value)} is not {schemas.explain(schema)}",
                                    path=run.path, line=event.line)
 
 
@@ -92,24 +92,29 @@ class HyperparametersDiffer(Rule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        # values are told apart by their whole repr, and quoted shortened (a log value may be huge)
         seen: dict[str, dict[str, list[Run]]] = defaultdict(lambda: defaultdict(list))
+        quoted: dict[str, str] = {}
         first_line: dict[tuple[str, str], int] = {}
         for run in result.runs:
             for event in run.events:
                 if _is_hyperparameter(event.key):
-                    shown = repr(event.value)
-                    if run not in seen[event.key][shown]:
-                        seen[event.key][shown].append(run)
+                    whole = repr(event.value)
+                    if whole not in quoted:
+                        quoted[whole] = schemas.shown(event.value)
+                    if run not in seen[event.key][whole]:
+                        seen[event.key][whole].append(run)
                         first_line.setdefault((run.path, event.key), event.line)
         for key, values in sorted(seen.items()):
             if len(values) < 2:
                 continue
             majority = max(values.items(), key=lambda item: len(item[1]))[0]
-            for shown, runs in values.items():
-                if shown == majority:
+            for whole, runs in values.items():
+                if whole == majority:
                     continue
                 names = ", ".join(run.name for run in runs)
-                yield self.finding(f"{key} is {shown} in {names} but {majority} in {len(values[majority])} other run(s)",
+                yield self.finding(f"{key} is {quoted[whole]} in {names} but {quoted[majority]} in "
+                                   f"{len(values[majority])} other run(s)",
                                    path=runs[0].path, line=first_line.get((runs[0].path, key)))
 
 
@@ -144,8 +149,8 @@ class HyperparametersDifferFromRcp(Rule):
         for key, expected in sorted(hyperparameters.items()):
             event = run.first(key)
             if event is not None and not _same(event.value, expected):
-                yield self.finding(f"{key} is {event.value!r}, the RCP at BS {verdict.record['BS']} used {expected!r}",
-                                   path=run.path, line=event.line)
+                yield self.finding(f"{key} is {schemas.shown(event.value)}, the RCP at BS {verdict.record['BS']} used "
+                                   f"{schemas.shown(expected)}", path=run.path, line=event.line)
 
 
 def _same(a: Any, b: Any) -> bool:

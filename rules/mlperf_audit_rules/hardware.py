@@ -112,11 +112,16 @@ def _family(text: str) -> str | None:
     return None
 
 
-@cache
-def match(name: str) -> Accelerator | None:
-    """The reference entry for a free-text `accelerator_model_name`, or None when unknown."""
+def match(name: Any) -> Accelerator | None:
+    """The reference entry for a free-text `accelerator_model_name`, or None when unknown (or not
+    text at all: a description may hold a list or an object there)."""
     if not isinstance(name, str) or not name.strip():
         return None
+    return _match(name)
+
+
+@cache
+def _match(name: str) -> Accelerator | None:
     normal = _normal(name)
     for accelerator in table():
         if any(_normal(alias) == normal for alias in accelerator.names) or _normal(accelerator.model) == normal:

@@ -223,15 +223,16 @@ class LineTooLong(IssueRule):
 class JsonTooDeep(IssueRule):
     """An MLLOG record nests JSON arrays or objects too deeply to read.
 
-    What it checks: that a record can be decoded without exhausting the decoder's recursion limit
-    (about a thousand levels).
+    What it checks: that a record nests arrays and objects at most 64 levels deep, the record
+    itself being level 1 (`MAX_JSON_DEPTH` in `mlperf_audit/parser.py`).
 
-    Why it matters: no real record nests more than three levels; a record like this is hostile
-    or corrupted input, and is skipped.
+    Why it matters: mllog writes three or four levels (the record, its metadata, a list value); a
+    record nested deeper is hostile or corrupted input, and is skipped, so that no rule and no
+    output format walks a value hundreds of levels deep.
 
-    Example: `:::MLLOG [[[[[[...]]]]]]` nested 100,000 times.
+    Example: `:::MLLOG [[[[[[...]]]]]]` nested 100,000 times, or a `value` of 65 nested lists.
 
-    How to fix: remove the line; log with `mlperf_logging.mllog`.
+    How to fix: remove the line; log with `mlperf_logging.mllog`, and log values flat.
     """
 
     code = Code.TOO_DEEP

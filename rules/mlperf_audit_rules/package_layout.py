@@ -1,7 +1,8 @@
 """PKG: what a package's folders and files must be so that every file can be read.
 
-Discovery reports these problems while it lists PATH; it never follows a symlinked folder and
-never opens anything but a regular file, so loops and FIFOs cannot hang a check.
+Discovery reports these problems while it lists PATH; it never follows a symlinked folder, never
+reads a linked file that lies outside PATH, and never opens anything but a regular file, so loops
+and FIFOs cannot hang a check and nothing outside PATH is read.
 """
 
 from __future__ import annotations
@@ -95,6 +96,32 @@ class LinkedFolder(IssueRule):
     code = Code.LINKED_FOLDER
     name = "symlinked-folder"
     summary = "A symbolic link to a folder is not followed."
+    severity = Severity.WARNING
+    scope = "tree"
+
+
+class LinkOutsidePath(IssueRule):
+    """A symbolic link to a file leads outside the checked PATH; the file is not read.
+
+    What it checks: that every linked file of the package, resolved through every link, lies inside
+    the checked PATH (for a system or benchmark folder checked alone, its system description may
+    link anywhere inside the submitter's folder). Such a link is listed but never opened, so
+    nothing outside PATH reaches a report.
+
+    Why it matters: a package must hold its own files: behind a link to `/scratch` or to another
+    submitter's folder is a file that is not published with the results, or one that is not the
+    submitter's to show. Reading it would check (and print) a file nobody submitted.
+
+    Example: `results/sysA/bert/result_3.txt -> /scratch/run17/log.txt`, or
+    `systems/sysA.json -> ../../../other/systems/sysB.json`.
+
+    How to fix: copy the file in place of the link; inside the package, link only to files that
+    are themselves inside it (or check the folder that holds both).
+    """
+
+    code = Code.LINK_OUTSIDE
+    name = "link-outside-path"
+    summary = "A linked file lies outside the checked PATH and is not read."
     severity = Severity.WARNING
     scope = "tree"
 
@@ -573,8 +600,8 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
 
 
 RULES: list[type[Rule]] = [
-    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, ScalingJsonInvalid, UnknownBenchmarkFolder,
-    BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
+    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, ScalingJsonInvalid,
+    UnknownBenchmarkFolder, BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
     UnknownDirective, TooManyFailedRuns,
 ]
 

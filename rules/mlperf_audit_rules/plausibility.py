@@ -50,12 +50,20 @@ class RunWork:
         return self.units / self.minutes
 
 
+#: Far more accelerators than any submitted system has: a count beyond this is not a count, and
+#: dividing a rate by a count of hundreds of digits overflows a float.
+MAX_ACCELERATORS = 10**7
+
+
 def accelerators(description: SystemDescription | None) -> tuple[int | None, hardware.Accelerator | None]:
     if description is None or description.data is None:
         return None, None
     try:
-        count = int(str(description.get("accelerators_per_node"))) * int(str(description.get("number_of_nodes")))
-    except ValueError:
+        count: int | None = (int(str(description.get("accelerators_per_node")))
+                             * int(str(description.get("number_of_nodes"))))
+    except ValueError:  # not digits, or more of them than int() reads
+        count = None
+    if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count
         count = None
     return count, hardware.match(description.get("accelerator_model_name"))
 

@@ -574,7 +574,7 @@ def run_spread(result: BenchmarkResult, version: str) -> tuple[Spread, list[str]
             continue
         minutes.append(time)
         names.append(run.name)
-        if convergence.converged:
+        if convergence.converged and math.isfinite(convergence.point):  # "Infinity" reads as a point
             units.append(convergence.point)
     return Spread.of(minutes, units), names
 

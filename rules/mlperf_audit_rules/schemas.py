@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import reprlib
 from functools import cache
 from importlib import resources
 from typing import Any, Callable, Iterator
@@ -38,13 +39,30 @@ def field_of(error: ValidationError) -> str:
     return "(object)"
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother, _REPR.maxlist, _REPR.maxdict = 3, 80, 80, 8, 8
+
+
+def shown(value: Any) -> str:
+    """`repr` of a value from a package, short enough for a message: lists and objects to 3 levels
+    and 8 items, strings to 80 characters. A log may hold a value nested 64 levels deep (the
+    parser's bound) or a megabyte long; a finding quotes enough of it to recognise it."""
+    return _REPR.repr(value)
+
+
 def describe(error: ValidationError) -> str:
     if error.validator == "oneOf" and error.absolute_path:
         wanted = error.schema.get("description") if isinstance(error.schema, dict) else None
-        return f"{error.instance!r} is not {wanted or 'a positive integer, as a JSON number or a string of digits'}"
+        wanted = wanted or "a positive integer, as a JSON number or a string of digits"
+        return f"{shown(error.instance)} is not {wanted}"
     if error.validator == "enum":
-        return f"{error.instance!r} is not one of {', '.join(repr(v) for v in error.validator_value)}"
-    return error.message
+        return f"{shown(error.instance)} is not one of {', '.join(repr(v) for v in error.validator_value)}"
+    message = error.message
+    if isinstance(error.instance, (list, dict, str)):  # jsonschema quotes the whole value: shorten it
+        whole = repr(error.instance)
+        if message.startswith(whole) and len(whole) > len(shown(error.instance)):
+            message = shown(error.instance) + message[len(whole):]
+    return message
 
 
 @cache

@@ -47,6 +47,7 @@ from mlperf_audit.archives import ArchiveMember
 from mlperf_audit.engine import CheckContext
 from mlperf_audit.model import natural_key, open_binary
 from mlperf_audit.parser import MAX_FILE_BYTES
+from mlperf_audit.safety import visible
 from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
@@ -67,7 +68,8 @@ def time_to_train_ms(run: Run) -> float | None:
             break
     if start is None or stop is None:
         return None
-    return float(stop) - float(start)
+    elapsed = float(stop) - float(start)
+    return elapsed if math.isfinite(elapsed) else None  # two finite times ~1e308 apart overflow
 
 
 def time_to_train(run: Run) -> float | None:
@@ -97,7 +99,9 @@ def run_score(run: Run, context: CheckContext, version: str) -> tuple[RunScore, 
     if failure:
         return RunScore(run.path, minutes, failure), None
     convergence = run_convergence(run, version)
-    units = convergence.point if convergence.converged else None
+    # a point read from the string "Infinity" or "NaN" is no convergence point (the statistics of
+    # the spread cannot take it)
+    units = convergence.point if convergence.converged and math.isfinite(convergence.point) else None
     stop = run.first("run_stop")
     status = stop.meta("status") if stop is not None else None
     if status != "success":
@@ -231,18 +235,23 @@ def switch_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "t
 
 
 def listing_order(folder: Path | None, names: Iterable[str]) -> list[str]:
-    """`names` in the order the file system lists `folder` (what `glob` returns, so what the official
-    summarizer iterates and adds in); names it does not list, or all of them when `folder` is not
-    on disk (an archive), follow in their given order."""
+    """`names` (as discovery shows them) in the order the file system lists `folder` (what `glob`
+    returns, so what the official summarizer iterates and adds in); names it does not list, or all
+    of them when `folder` is not on disk (an archive), follow in their given order."""
     names = list(names)
-    listed: list[str] = []
-    if folder is not None:
-        try:
-            listed = os.listdir(folder)
-        except OSError:
-            pass
-    position = {name: index for index, name in enumerate(listed)}
+    position = {shown: index for index, shown in enumerate(on_disk(folder))}
     return sorted(names, key=lambda name: position.get(name, len(position)))
+
+
+def on_disk(folder: Path | None) -> dict[str, str]:
+    """The names `folder` holds on disk, in listing order, by the name discovery shows for each: a
+    name with bytes that are not UTF-8 is shown with escapes, and only the real one opens the file."""
+    if folder is None:
+        return {}
+    try:
+        return {visible(name): name for name in os.listdir(folder)}
+    except OSError:
+        return {}
 
 
 def _benchmark_dir(result: BenchmarkResult) -> Path | None:
@@ -274,7 +283,9 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
     if files is None:
         raise EnergyError(f"no power/{folder}/ folder")
     base = _benchmark_dir(result)
-    ordered = listing_order(base / "power" / folder if base is not None else None, files)
+    run_dir = base / "power" / on_disk(base / "power").get(folder, folder) if base is not None else None
+    real = on_disk(run_dir)
+    ordered = listing_order(run_dir, files)
     nodes = fnmatch.filter(ordered, "node_*.txt")
     if not nodes:
         raise EnergyError(f"no power/{folder}/node_*.txt file")
@@ -282,7 +293,8 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
     for pattern, energy in (("node_*.txt", node_energy), ("sw_*.txt", switch_energy)):
         for name in fnmatch.filter(ordered, pattern):
             shown = f"power/{folder}/{name}"
-            source = _sibling(result, "power", folder, name)
+            source = (run_dir / real.get(name, name) if run_dir is not None  # opened by its name on disk
+                      else _sibling(result, "power", folder, name))
             if source is None:
                 raise EnergyError(f"cannot read {shown}")
             try:
@@ -351,7 +363,7 @@ def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str,
                  verdict: Verdict) -> tuple[str, Any, Any]:
     """The summarizer's RCP, GBS and samples_to_converge columns (its own RCP run has no bypass)."""
     unbypassed: Verdict = verdict if not verdict.bypassed and not bypass_in_force(result, context.ruleset) else evaluate(
-        result, version, bypass=False, cache_dir=context.config.cache_dir)
+        result, version, bypass=False)
     status = "Pass" if unbypassed.passed else RCP_STATUS.get(
         unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")
     if unbypassed.message in ("Could not detect global_batch_size", "Insufficient convergence"):

@@ -14,6 +14,7 @@ from typing import Any, Iterable
 from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit.engine import CheckContext
 
+from . import schemas
 from .history import later_check
 from .package_layout import directive_in_force
 
@@ -29,6 +30,20 @@ def applies(result: BenchmarkResult, context: CheckContext) -> bool:
 
 def _readable(run: Run, context: CheckContext) -> bool:
     return not any(context.severity_of(issue.code) is Severity.ERROR for issue in run.issues)
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _place(event: Any) -> tuple[Any, Any]:
+    """Where a seed was logged, (`metadata.file`, `metadata.lineno`), as a key: a log may hold a
+    list or an object there, compared by its whole repr (no list is a dict key)."""
+    return tuple(value if isinstance(value, _SCALARS) else repr(value)  # type: ignore[return-value]
+                 for value in (event.meta("file"), event.meta("lineno")))
+
+
+def _shown_place(place: tuple[Any, Any]) -> str:
+    return ":".join(str(part) if len(str(part)) <= 80 else str(part)[:77] + "..." for part in place)
 
 
 def _as_int(value: Any) -> int | None:
@@ -106,7 +121,8 @@ class SeedNotInteger(_SeedRule):
         for run in result.runs:
             for event in run.all("seed"):
                 if _as_int(event.value) is None:
-                    yield self.finding(f"seed {event.value!r} is not an integer", path=run.path, line=event.line)
+                    yield self.finding(f"seed {schemas.shown(event.value)} is not an integer", path=run.path,
+                                       line=event.line)
 
 
 class SeveralSeeds(_SeedRule):
@@ -162,10 +178,10 @@ class SeedReused(_SeedRule):
                 seed = _as_int(event.value)
                 if seed is None:
                     continue
-                where = (event.meta("file"), event.meta("lineno"), seed)
+                where = (*_place(event), seed)
                 if where in first and first[where] is not run:
                     yield self.finding(
-                        f"seed {seed} at {where[0]}:{where[1]} is already logged there by {first[where].name}",
+                        f"seed {seed} at {_shown_place(where[:2])} is already logged there by {first[where].name}",
                         path=run.path,
                         line=event.line,
                     )
@@ -199,7 +215,7 @@ class SeedValueReused(_SeedRule):
                 if seed is not None and all(owner is not run for owner, _ in owners[seed]):
                     owners[seed].append((run, event))
         for seed, uses in owners.items():
-            places = {(e.meta("file"), e.meta("lineno")) for _, e in uses}
+            places = {_place(e) for _, e in uses}
             if len(uses) > 1 and len(places) > 1:  # the same place is SEED004's
                 run, event = uses[1]
                 yield self.finding(
