@@ -113,14 +113,53 @@ def test_action_yml_passes_inputs_through_env():
     (run,) = [step for step in steps if step.get("id") == "run"]
     assert set(run["env"]) == {"INPUT_PATH", "INPUT_RULESET", "INPUT_FAIL_ON", "INPUT_CHANGED_ONLY", "INPUT_SARIF_FILE",
                                "MLPERF_AUDIT_CACHE_DIR"}
-    assert '"$GITHUB_ACTION_PATH"' in steps[0]["run"]
+    assert steps[0]["run"] == INSTALL
+
+
+INSTALL = ('python3 -m pip install --quiet --constraint "$GITHUB_ACTION_PATH/.github/action-constraints.txt" '
+           '"$GITHUB_ACTION_PATH"')
+
+
+def _runtime_closure() -> dict[str, str]:
+    """Every distribution mlperf-audit needs at run time, transitively, as installed here."""
+    import importlib.metadata as metadata
+    import re
+
+    from packaging.requirements import Requirement
+
+    found: dict[str, str] = {}
+
+    def walk(name: str) -> None:
+        key = re.sub(r"[-_.]+", "-", name).lower()
+        if key in found:
+            return
+        distribution = metadata.distribution(name)
+        found[key] = distribution.version
+        for line in distribution.requires or []:
+            requirement = Requirement(line)
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                walk(requirement.name)
+
+    walk("mlperf-audit")
+    del found["mlperf-audit"]
+    return found
+
+
+def test_action_pins_every_runtime_dependency():
+    """The Action installs exactly pinned versions of everything it runs (a new release of a
+    dependency cannot change the gate between two pull requests)."""
+    lines = (REPO / ".github" / "action-constraints.txt").read_text().splitlines()
+    pins = dict(line.split("==", 1) for line in lines if line and not line.startswith("#"))
+    closure = _runtime_closure()
+    assert set(pins) == set(closure), "\n".join(f"{name}=={version}" for name, version in sorted(closure.items()))
+    assert pins["mlperf-logging"] == "4.1.68"
 
 
 def test_action_yml_keeps_the_cache_outside_the_workspace():
     """Restored before the check, pruned and saved after it (even when it failed), under runner.temp."""
     steps = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
     names = [step.get("uses", step.get("id", step.get("run", ""))).split("@")[0] for step in steps]
-    assert names == ["python3 -m pip install --quiet \"$GITHUB_ACTION_PATH\"", "actions/cache/restore", "run",
+    assert names == [INSTALL, "actions/cache/restore", "run",
                      "python3 -m mlperf_audit cache prune --days 30", "actions/cache/save"]
     restore, save = steps[1], steps[4]
     assert restore["with"]["path"] == save["with"]["path"] == "${{ runner.temp }}/mlperf-audit-cache"

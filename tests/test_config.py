@@ -67,10 +67,13 @@ def test_trusted_tree_config_is_obeyed(cli, tree, monkeypatch):
     assert findings(result) == set() and result.code == 0
 
 
-def test_explicit_config_inside_the_tree_is_refused(cli, tree):
-    (tree / "audit.toml").write_text('ignore = ["LOG"]\n')
-    result = cli("check", str(tree), "--config", str(tree / "audit.toml"))
-    assert result.code == 2 and "inside the checked PATH" in result.err
+def test_explicit_config_inside_the_tree_is_obeyed_only_where_stricter(cli, tree):
+    (tree / "audit.toml").write_text('ignore = ["LOG"]\nfail-on = "warning"\n')
+    result = cli("check", str(tree), "--config", str(tree / "audit.toml"), "--format", "json")
+    assert {"LOG005", "LOG009"} <= findings(result) and result.code == 1
+    config = json.loads(result.out)["config"]
+    assert config["fail_on"] == "warning" and config["ignore"] == []
+    assert "not obeyed: ignore" in config["notes"][0]
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ from .engine import run_checks, run_scores
 from .model import Tree
 from .plugins import PluginHost
 from .report import Report, TargetSummary, mlperf_logging_version
+from .safety import visible
 
 
 def resolve_ruleset(tree: Tree, config: Config) -> Config:
@@ -51,7 +52,7 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
     tree = discover(path)
     config = resolve_ruleset(tree, config)  # from the whole repository, even when some submitters are checked
     if submitters is not None:
-        wanted = set(submitters)
+        wanted = {visible(name) for name in submitters}  # submission names are shown visibly (discovery)
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs)

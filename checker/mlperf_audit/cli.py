@@ -24,6 +24,7 @@ from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
 from .errors import AuditError, PluginError, TargetError
 from .plugins import PluginHost
 from .report import mlperf_logging_version
+from .safety import no_workflow_commands, output_path, visible, write_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
@@ -153,16 +154,6 @@ def _round_config(args: argparse.Namespace, target: Path, ruleset: str | None = 
                        use_cache=not args.no_cache)
 
 
-def _inside(path: Path, root: Path) -> bool:
-    root = root.resolve()
-    base = root if root.is_dir() else root.parent
-    try:
-        path.resolve().relative_to(base)
-    except ValueError:
-        return False
-    return True
-
-
 def _progress(args: argparse.Namespace) -> Any:
     """A progress line on standard error, only on a terminal: never mixed into reports or pipes."""
     if args.no_progress or not sys.stderr.isatty():
@@ -176,24 +167,22 @@ def _progress(args: argparse.Namespace) -> Any:
     return show
 
 
-def _write(text: str, output: str | None, append: bool = False) -> None:
+def _write(text: str, output: str | None, checked: Sequence[Path] = (), append: bool = False) -> None:
+    """Standard output, or the file `output`, which `safety.output_path` allows (never inside a checked PATH)."""
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    try:
-        with open(output, "a" if append else "w", encoding="utf-8") as stream:
-            stream.write(text)
-    except OSError as error:
-        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    write_text(output, text, checked, append=append)
 
 
 def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     if not os.path.lexists(target):
         raise TargetError(f"{args.path}: no such file or folder")
-    if args.output and _inside(Path(args.output), target):
-        raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
+    for output in (args.output, args.write_baseline):
+        if output:
+            output_path(output, [target])  # refused before the check runs, not after
     config = load_config(
         target=target,
         config_file=args.config,
@@ -216,54 +205,56 @@ def _cmd_check(args: argparse.Namespace, host: PluginHost) -> int:
         name, _, path = spec.partition(":")
         if not path or name not in host.formats:
             raise UsageError(f"--report {spec!r}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}")
-        if _inside(Path(path), target):
-            raise UsageError(f"{path}: will not write inside the checked PATH; choose a file outside it")
+        output_path(path, [target])
         extra.append((host.formats[name], path))
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     report = check(target, config, host, progress=_progress(args), jobs=args.jobs)
-    _write(fmt.render(report), args.output)
+    _write(fmt.render(report), args.output, [target])
     if args.write_baseline:
-        if _inside(Path(args.write_baseline), target):
-            raise UsageError(f"{args.write_baseline}: will not write inside the checked PATH")
-        _write(waivers.baseline_document(report.findings), args.write_baseline)
+        _write(waivers.baseline_document(report.findings), args.write_baseline, [target])
     for extra_format, path in extra:
-        _write(extra_format.render(report), path, append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
+        _write(extra_format.render(report), path, [target], append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
     return report.exit_code
 
 
 def _cmd_score(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     config = _round_config(args, target)
-    if args.output and _inside(Path(args.output), target):
-        raise UsageError(f"{args.output}: will not write inside the checked PATH; choose a file outside it")
+    outputs = [args.output] if args.output else []
+    if args.output and args.format == "csv":
+        if not args.output.endswith(".csv"):
+            raise UsageError("--format csv writes FILE.csv and FILE_detailed.csv: give a FILE ending in .csv")
+        outputs.append(args.output[: -len(".csv")] + "_detailed.csv")
+    for output in outputs:
+        output_path(output, [target])  # both files of a CSV pair, before the scores are computed
     config, results = scored(target, config, host, jobs=max(1, args.jobs))
     for note in config.notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(no_workflow_commands(f"note: {visible(note)}"), file=sys.stderr)
     if args.format == "json":
         _write(scores.render_json(results, config.ruleset, {"target": str(args.path), "notes": list(config.notes)}),
-               args.output)
+               args.output, [target])
     elif args.format == "csv":
         wide, detailed = scores.csv_tables(results, config.ruleset)
         if args.output:
-            if not args.output.endswith(".csv"):
-                raise UsageError("--format csv writes FILE.csv and FILE_detailed.csv: give a FILE ending in .csv")
-            _write(wide, args.output)
-            _write(detailed, args.output[: -len(".csv")] + "_detailed.csv")
+            _write(wide, outputs[0], [target])
+            _write(detailed, outputs[1], [target])
         else:
             _write(wide + "\n" + detailed, None)
     else:
-        _write(scores.render_text(results), args.output)
+        _write(scores.render_text(results), args.output, [target])
     return EXIT_OK
 
 
 def _cmd_compare(args: argparse.Namespace, host: PluginHost) -> int:
     side_a, side_b = Path(args.a), Path(args.b)
+    if args.output:
+        output_path(args.output, [side_a, side_b])
     config_a = _round_config(args, side_a)
     config_b = _round_config(args, side_b, args.ruleset_b)
     rows = compare.compare(score(side_a, config_a, host), score(side_b, config_b, host))
     text = compare.render_json(rows, str(args.a), str(args.b)) if args.format == "json" else compare.render_text(rows)
-    _write(text, args.output)
+    _write(text, args.output, [side_a, side_b])
     return EXIT_OK
 
 
@@ -310,20 +301,26 @@ def _cmd_formats(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _cmd_cache(args: argparse.Namespace, host: PluginHost) -> int:
+    # None of these follows a link or creates the folder (mlperf_audit.cache).
     cache = ParseCache(args.cache_dir or default_directory())
+    shown = visible(str(cache.directory))
+    problem = cache.problem()
+    if problem and args.action in ("clear", "prune"):
+        # a folder that is a link, or that someone else owns or can write to, is not this tool's to empty
+        raise UsageError(f"{shown}: nothing removed: {visible(problem)}")
     if args.action == "clear":
         cache.clear()
-        _write(f"cleared {cache.directory}\n", None)
+        _write(f"cleared {shown}\n", None)
         return EXIT_OK
     if args.action == "prune":
         if args.days < 0:
             raise UsageError("--days must be 0 or more")
         count, freed = cache.prune(args.days)
-        _write(f"{cache.directory}: removed {count} entries unused for {args.days:g} days "
-               f"({freed / 2**20:.1f} MiB)\n", None)
+        _write(f"{shown}: removed {count} entries unused for {args.days:g} days ({freed / 2**20:.1f} MiB)\n", None)
         return EXIT_OK
     count, size = cache.size()
-    _write(f"{cache.directory}: {count} parsed file(s), {size / 2**20:.1f} MiB\n", None)
+    unusable = f"; checks do not use it: {visible(problem)}" if problem else ""
+    _write(f"{shown}: {count} parsed file(s), {size / 2**20:.1f} MiB{unusable}\n", None)
     return EXIT_OK
 
 
@@ -347,6 +344,10 @@ def _disabled_plugins(argv: Sequence[str] | None) -> list[str]:
     return list(known.disable_plugin)
 
 
+def _say(message: str) -> None:
+    print(no_workflow_commands(f"mlperf-audit: {message}"), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         host = PluginHost(disabled=_disabled_plugins(argv))
@@ -362,15 +363,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         handler = COMMANDS.get(args.command) or getattr(args, "handler")
         return int(handler(args, host))
     except PluginError as error:
-        print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
+        _say(f"plugin error:\n{visible(str(error), keep_newlines=True)}")
         return EXIT_ERROR
-    except AuditError as error:
-        print(f"mlperf-audit: error: {error}", file=sys.stderr)
+    except AuditError as error:  # its message may quote the package (file names, values): shown visibly
+        _say(f"error: {visible(str(error))}")
         return EXIT_ERROR
     except BrokenPipeError:
         return EXIT_OK
     except Exception as error:  # an internal error: say so plainly; the traceback only on request
-        print(f"mlperf-audit: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        _say(f"internal error: {type(error).__name__}: {visible(str(error))}")
         if os.environ.get(DEBUG_ENV):
             traceback.print_exc()
         else:

@@ -2,8 +2,15 @@
 
 The file is, in this order: ``--config FILE``; ``.mlperf-audit.toml`` in the current directory
 (top-level keys); ``pyproject.toml`` in the current directory (table ``[tool.mlperf-audit]``).
-A file inside the checked PATH is not obeyed unless ``--trust-tree-config`` is given: a
-submission must not be able to switch off its own checks.
+
+Where a file may come from is a security decision, because a package must not be able to switch
+off its own checks. A file inside the checked PATH, or inside the git repository that holds PATH
+(a pull request can edit both), is *tree configuration*: it is obeyed only where it makes the
+checks stricter (``select`` may add rules, never remove them; ``fail-on`` may only go lower), and
+the report names every key it dropped. ``--trust-tree-config`` obeys it whole. ``cache-dir`` is
+never taken from tree configuration, trusted or not: where the tool keeps its cache is the
+user's, and a cache folder is used only if the user owns it and nobody else can write to it
+(`mlperf_audit.cache.secure_directory`).
 """
 
 from __future__ import annotations
@@ -15,8 +22,10 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .errors import ConfigError
+from . import cache
 from .cache import default_directory
 from .model import Severity
+from .safety import visible
 
 from . import rulesets
 
@@ -73,6 +82,51 @@ def _inside(path: Path, root: Path) -> bool:
     return True
 
 
+def repository_root(target: Path) -> Path | None:
+    """The work tree of the git repository holding `target` (a `.git` folder or file above it), if any."""
+    folder = target.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def in_tree(path: Path, target: Path) -> str | None:
+    """Why `path` is tree configuration for a check of `target` (None: it is not)."""
+    if _inside(path, target):
+        return "inside the checked PATH"
+    repository = repository_root(target)
+    if repository is not None and _inside(path, repository):
+        return "inside the repository that holds the checked PATH"
+    return None
+
+
+#: What tree configuration may do: make checks stricter, never relax or redirect them.
+STRICTER_ONLY = ("select", "fail-on")
+
+
+def _stricter_only(config: Config, table: dict[str, Any], where: Path) -> tuple[Config, list[str]]:
+    """Applies the keys of an untrusted `table` that make checks stricter; returns the keys dropped."""
+    _apply(config, table, where)  # invalid values are errors whoever wrote them
+    dropped = sorted(key for key in table if key not in STRICTER_ONLY)
+    changes: dict[str, Any] = {}
+    if "select" in table and "ALL" not in config.select:
+        added = tuple(code for code in _strings(table["select"], "select", where) if code not in config.select)
+        changes["select"] = config.select + added
+    if "fail-on" in table:
+        wanted = _fail_on(table["fail-on"], where)
+        if _fail_rank(wanted) < _fail_rank(config.fail_on):
+            changes["fail_on"] = wanted
+        elif _fail_rank(wanted) > _fail_rank(config.fail_on):
+            dropped.append("fail-on")
+    return replace(config, **changes), sorted(dropped)
+
+
+def _fail_rank(value: str) -> int:
+    """Lower is stricter: `info` fails on the most findings, `never` on none."""
+    return {"info": 0, "warning": 1, "error": 2, "never": 3}[value]
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as stream:
@@ -161,33 +215,41 @@ def load_config(
     config = Config()
     cwd = cwd or Path(os.getcwd())
     notes: list[str] = []
+    path: Path | None = None
+    table: dict[str, Any] | None = None
     if config_file is not None:
         path = Path(config_file)
-        if _inside(path, target) and not trust_tree_config:
-            raise ConfigError(
-                f"{config_file}: the configuration file is inside the checked PATH; a package may not "
-                "configure its own checks (pass --trust-tree-config if you trust it)"
-            )
         table = _table(path)
         if table is None:
             raise ConfigError(f"{config_file}: no [tool.mlperf-audit] table")
-        config = replace(_apply(config, table, path), sources=(str(path),))
     else:
         for name in (".mlperf-audit.toml", "pyproject.toml"):
-            path = cwd / name
-            if not path.is_file():
-                continue
-            table = _table(path)
-            if table is None:
-                continue
-            if _inside(path, target) and not trust_tree_config:
-                notes.append(
-                    f"{name} in the current directory is inside the checked PATH and was not obeyed "
-                    "(pass --trust-tree-config to use it)"
-                )
-                break
-            config = replace(_apply(config, table, path), sources=(str(path),))
-            break
+            candidate = cwd / name
+            if candidate.is_file():
+                table = _table(candidate)
+                if table is not None:
+                    path = candidate
+                    break
+    if path is not None and table is not None:
+        shown = str(path) if config_file is not None else f"{path.name} in the current directory"
+        where_from = in_tree(path, target)
+        file_cache_dir = table.get("cache-dir")
+        table = {key: value for key, value in table.items() if key != "cache-dir"}
+        if where_from and not trust_tree_config:
+            config, dropped = _stricter_only(config, table, path)
+            if dropped:
+                notes.append(f"{shown} is {where_from}: obeyed only where it makes the checks stricter; "
+                             f"not obeyed: {', '.join(dropped)} (pass --trust-tree-config to obey them)")
+        else:
+            config = _apply(config, table, path)
+        config = replace(config, sources=(str(path),))
+        if file_cache_dir is not None:
+            _apply(Config(), {"cache-dir": file_cache_dir}, path)
+            if where_from:
+                notes.append(f"{shown} is {where_from}: its cache-dir is never obeyed (a checked tree does not "
+                             "choose where the cache is; use --cache-dir or $MLPERF_AUDIT_CACHE_DIR)")
+            else:
+                config = replace(config, cache_dir=file_cache_dir)
     cli: dict[str, Any] = {}
     if select is not None:
         cli["select"] = list(select)
@@ -206,9 +268,11 @@ def load_config(
     if cli:
         config = _apply(config, cli, "command line")
         config = replace(config, sources=config.sources + ("command line",))
-    if config.waivers and _inside(Path(config.waivers), target) and not trust_tree_config:
-        raise ConfigError(f"{config.waivers}: the waivers file is inside the checked PATH; a package may not waive "
-                          "its own findings (pass --trust-tree-config if you trust it)")
+    for key, named in (("waivers", config.waivers), ("baseline", config.baseline)):
+        if named and _inside(Path(named), target) and not trust_tree_config:
+            raise ConfigError(f"{named}: the {key} file is inside the checked PATH; a package may not "
+                              f"{'waive' if key == 'waivers' else 'choose the baseline of'} its own findings "
+                              "(pass --trust-tree-config if you trust it)")
     if not use_cache:
         config = replace(config, cache_dir=None)
     else:
@@ -216,8 +280,14 @@ def load_config(
             config = replace(config, cache_dir=cache_dir)
         elif config.cache_dir is None:
             config = replace(config, cache_dir=str(default_directory()))
+        assert config.cache_dir is not None
         # The tool never writes into the package it checks (a file or an archive holds no cache).
         if target.is_dir() and _inside(Path(config.cache_dir), target):
             notes.append(f"the cache directory {config.cache_dir} is inside the checked PATH; no cache was used")
             config = replace(config, cache_dir=None)
-    return replace(config, notes=tuple(notes))
+        else:
+            refused = cache.secure_directory(Path(config.cache_dir))
+            if refused:
+                notes.append(f"the cache directory {config.cache_dir} was not used: {refused}")
+                config = replace(config, cache_dir=None)
+    return replace(config, notes=tuple(visible(note) for note in notes))

@@ -5,13 +5,16 @@ Inputs arrive as environment variables (never interpolated into a shell script):
 `INPUT_FAIL_ON`, `INPUT_CHANGED_ONLY` (`true`: on a pull request, check only the submitters whose
 files the PR changes), `INPUT_SARIF_FILE` (where to write SARIF; empty: none).
 
-On a pull request the base commit comes from the event payload (`GITHUB_EVENT_PATH`); the checkout
-must include it (`actions/checkout` with `fetch-depth: 0`). The configuration
-(`.mlperf-audit.toml`, or `[tool.mlperf-audit]` in `pyproject.toml`) and the waivers file it
-names are read from the base commit, never from the PR's head: a PR cannot switch off its own
-checks. The script writes annotations to standard output, the Markdown summary to
-`GITHUB_STEP_SUMMARY`, the SARIF file, and `errors`, `warnings`, `infos`, `checked` and
-`exit-code` to `GITHUB_OUTPUT`; it exits with the checker's exit code.
+A pull request must not be able to switch off the gate that checks it. On a pull request the base
+commit comes from the event payload (`GITHUB_EVENT_PATH`; the checkout must include it:
+`actions/checkout` with `fetch-depth: 0`), and the configuration (`.mlperf-audit.toml`, or
+`[tool.mlperf-audit]` in `pyproject.toml`), the waivers file *and* the baseline it names are read
+from the base commit only, never from the PR's head; a base without configuration means the
+defaults, never the head's file. On other events they come from the checked commit itself. Changed
+submitters are read from NUL-separated git output, so a name git would quote still counts. The
+script writes annotations to standard output, the Markdown summary to `GITHUB_STEP_SUMMARY`, the
+SARIF file (never through a link), and `errors`, `warnings`, `infos`, `checked` and `exit-code` to
+`GITHUB_OUTPUT`; it exits with the checker's exit code.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .api import check
@@ -32,16 +35,17 @@ from .errors import AuditError
 from .formats.ci import render_github, render_markdown, render_sarif
 from .plugins import PluginHost
 from .report import Report
+from .safety import visible
 
 
 class ActionError(AuditError):
     """Bad input or an unusable checkout: exit code 2."""
 
 
-def _git(*args: str, cwd: Path) -> str:
-    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+def _git(*args: str, cwd: Path) -> bytes:
+    result = subprocess.run(["git", *args], cwd=cwd, capture_output=True)
     if result.returncode != 0:
-        raise ActionError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+        raise ActionError(f"git {' '.join(args)} failed: {result.stderr.decode('utf-8', 'replace').strip()}")
     return result.stdout
 
 
@@ -53,43 +57,75 @@ def _event() -> dict[str, Any]:
 
 
 def changed_submitters(workspace: Path, root: str, base: str, head: str) -> list[str]:
-    """Submitter folders under `root` that have files changed between base and head."""
-    names = _git("diff", "--name-only", f"{base}...{head}", "--", root, cwd=workspace).splitlines()
+    """Submitter folders under `root` that have files changed between base and head (NUL-separated
+    git output: names git would quote, with non-ASCII bytes, quotes or backslashes, count too)."""
+    output = _git("diff", "-z", "--no-renames", "--name-only", f"{base}...{head}", "--", root, cwd=workspace)
     prefix = "" if root in (".", "") else root.rstrip("/") + "/"
     found = set()
-    for name in names:
+    for raw in output.split(b"\0"):
+        name = os.fsdecode(raw)
         relative = name[len(prefix):] if name.startswith(prefix) else None
         if relative and "/" in relative:
             found.add(relative.split("/", 1)[0])
     return sorted(name for name in found if (workspace / prefix / name).is_dir())
 
 
-def base_configuration(workspace: Path, base: str, folder: Path) -> str | None:
-    """Writes the base commit's configuration (and its waivers) outside the workspace; returns its path."""
+def _repository_file(value: Any, key: str) -> str:
+    """A file named by the configuration, as a path inside the repository (what `git show` takes)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ActionError(f"the base configuration's {key} must be a file name")
+    path = PurePosixPath(value.replace("\\", "/"))
+    if path.is_absolute() or ".." in path.parts:
+        raise ActionError(f"the base configuration's {key} must be a file inside the repository, not {value!r}")
+    return str(path).removeprefix("./")
+
+
+def trusted_configuration(workspace: Path, commit: str, folder: Path) -> str | None:
+    """Writes the configuration of `commit` (and the waivers and baseline files it names, from the
+    same commit) into `folder`, outside the workspace; returns its path, or None for the defaults."""
     for name in (".mlperf-audit.toml", "pyproject.toml"):
-        shown = subprocess.run(["git", "show", f"{base}:{name}"], cwd=workspace, capture_output=True, text=True)
+        shown = subprocess.run(["git", "show", f"{commit}:{name}"], cwd=workspace, capture_output=True)
         if shown.returncode != 0:
             continue
-        data = tomllib.loads(shown.stdout)
-        table = data.get("tool", {}).get("mlperf-audit") if name == "pyproject.toml" else data
+        try:
+            data = tomllib.loads(shown.stdout.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise ActionError(f"{name} at {commit[:12]}: not valid TOML: {error}") from None
+        tool = data.get("tool") if name == "pyproject.toml" else None
+        table = tool.get("mlperf-audit") if isinstance(tool, dict) else data if name != "pyproject.toml" else None
         if not isinstance(table, dict):
             continue
         table = dict(table)
-        if isinstance(table.get("waivers"), str):
-            waivers = _git("show", f"{base}:{table['waivers']}", cwd=workspace)
-            (folder / "waivers.toml").write_text(waivers, encoding="utf-8")
-            table["waivers"] = str(folder / "waivers.toml")
-        lines = [f"{key} = {json.dumps(value)}" for key, value in table.items()]
+        for key in ("waivers", "baseline"):
+            if key in table:
+                named = _repository_file(table[key], key)
+                copy = folder / f"{key}-{commit[:12]}{Path(named).suffix}"
+                copy.write_bytes(_git("show", f"{commit}:{named}", cwd=workspace))
+                table[key] = str(copy)
+        lines = [f"{json.dumps(key)} = {json.dumps(value)}" for key, value in table.items()]
         (folder / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
         return str(folder / "config.toml")
     return None
 
 
 def _output(name: str, value: Any) -> None:
+    """One `name=value` line; the value is shown visibly, so a submitter named with a newline
+    cannot add an output line of its own."""
     path = os.environ.get("GITHUB_OUTPUT")
     if path:
         with open(path, "a", encoding="utf-8") as stream:
-            stream.write(f"{name}={value}\n")
+            stream.write(f"{name}={visible(str(value))}\n")
+
+
+def _write_sarif(path: str, text: str) -> None:
+    """Writes the SARIF file where the workflow says, but never through a link a pull request planted."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    except OSError as error:
+        raise ActionError(f"cannot write the SARIF file {visible(path)}: {error.strerror or error}"
+                          + (" (it is a link)" if os.path.islink(path) else "")) from None
+    with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
+        stream.write(text)
 
 
 def _summary(text: str) -> None:
@@ -127,8 +163,12 @@ def run() -> int:
             return 0
     host = PluginHost()
     with tempfile.TemporaryDirectory(prefix="mlperf-audit-action-") as temp:
-        config_file = base_configuration(workspace, base, Path(temp)) if base else None
-        config = load_config(target=workspace / root, config_file=config_file, fail_on=fail_on, ruleset=ruleset)
+        # the base commit's configuration on a pull request, the checked commit's otherwise; read
+        # from git into `temp`, so that no file of the checked work tree is ever obeyed
+        trusted = base or head
+        config_file = trusted_configuration(workspace, trusted, Path(temp)) if _is_repository(workspace) else None
+        config = load_config(target=workspace / root, cwd=Path(temp), config_file=config_file, fail_on=fail_on,
+                             ruleset=ruleset)
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
         try:
@@ -136,7 +176,7 @@ def run() -> int:
             sys.stdout.write(render_github(report))
             _summary(render_markdown(report))
             if sarif_file:
-                Path(sarif_file).write_text(render_sarif(report), encoding="utf-8")
+                _write_sarif(sarif_file, render_sarif(report))
         finally:
             os.chdir(previous)
     _output("errors", report.summary["error"])
@@ -147,11 +187,16 @@ def run() -> int:
     return report.exit_code
 
 
+def _is_repository(workspace: Path) -> bool:
+    return subprocess.run(["git", "rev-parse", "--git-dir"], cwd=workspace, capture_output=True).returncode == 0
+
+
 def main() -> int:
     try:
         return run()
-    except AuditError as error:
-        print(f"::error title=mlperf-audit::{error}")
+    except AuditError as error:  # workflow-command data: %, CR and LF escaped as the runner requires
+        message = str(error).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        print(f"::error title=mlperf-audit::{visible(message)}")
         return 2
 
 

@@ -1,0 +1,139 @@
+"""Pull requests that try to switch off the gate that checks them (issue 13, attack 3), each a PR in
+a throwaway git repository driven through the Action's script as GitHub runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, **GIT_ENV}).stdout.strip()
+
+
+class PullRequest:
+    """A results repository whose base commit holds the clean fixture submission; the test edits
+    the work tree as the PR's author would, then `run()` commits the head and runs the Action."""
+
+    def __init__(self, tmp_path: Path, fixtures: Path, root: str = ".") -> None:
+        self.tmp = tmp_path
+        self.repo = tmp_path / "results"
+        self.root = root
+        self.submissions = self.repo / root
+        shutil.copytree(fixtures / "clean", self.submissions)
+        git(self.repo, "init", "-q", "-b", "main")
+
+    def base(self) -> None:
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "base")
+        self.base_sha = git(self.repo, "rev-parse", "HEAD")
+        git(self.repo, "checkout", "-q", "-b", "pr")
+
+    def break_a_log(self, submitter: str = "Fixture") -> None:
+        """A line cut short in a bert log: the official seed checker cannot read the run (an error)."""
+        log = self.submissions / submitter / "results" / "fx_8xh100" / "bert" / "result_0.txt"
+        lines = log.read_text().splitlines(True)
+        log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
+
+    def run(self) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "-m", "head")
+        head = git(self.repo, "rev-parse", "HEAD")
+        event = self.tmp / "event.json"
+        event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": self.base_sha, "ref": "main"},
+                                                      "head": {"sha": head, "ref": "pr"}}}))
+        summary, outputs = self.tmp / "summary.md", self.tmp / "outputs.txt"
+        summary.write_text("")
+        outputs.write_text("")
+        env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+               "GITHUB_EVENT_PATH": str(event), "GITHUB_WORKSPACE": str(self.repo), "GITHUB_SHA": head,
+               "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "INPUT_PATH": self.root,
+               "INPUT_RULESET": "", "INPUT_FAIL_ON": "error", "INPUT_CHANGED_ONLY": "true",
+               "INPUT_SARIF_FILE": "mlperf-audit.sarif", "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache")}
+        result = subprocess.run([sys.executable, "-m", "mlperf_audit.github_action"], cwd=self.repo, env=env,
+                                capture_output=True, text=True, timeout=300)
+        values: dict[str, list[str]] = {}
+        for line in outputs.read_text().splitlines():
+            name, _, value = line.partition("=")
+            values.setdefault(name, []).append(value)
+        return result, values, summary.read_text()
+
+
+@pytest.fixture
+def pr(tmp_path: Path, fixtures: Path) -> PullRequest:
+    return PullRequest(tmp_path, fixtures)
+
+
+def test_a_pr_cannot_rewrite_the_baseline_the_base_configuration_names(pr, cli, tmp_path):
+    (pr.repo / ".mlperf-audit.toml").write_text('baseline = "baseline.json"\n')
+    (pr.repo / "baseline.json").write_text('{"schema_version": 1, "fingerprints": {}}\n')
+    pr.base()
+    pr.break_a_log()
+    # the PR accepts its own new findings by rewriting the baseline the base configuration names
+    forged = tmp_path / "forged-baseline.json"
+    assert cli("check", str(pr.repo), "--write-baseline", str(forged), "--no-cache").code == 1
+    shutil.copy(forged, pr.repo / "baseline.json")
+    result, values, summary = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stderr
+    assert int(values["errors"][0]) > 0 and "failed" in summary
+
+
+def test_a_pr_cannot_configure_the_gate_when_the_base_has_no_configuration(tmp_path, fixtures):
+    pr = PullRequest(tmp_path, fixtures, root="submissions")  # the repository root is outside the checked PATH
+    pr.base()
+    pr.break_a_log()
+    (pr.repo / ".mlperf-audit.toml").write_text('ignore = ["ALL"]\nfail-on = "never"\n')
+    (pr.repo / "pyproject.toml").write_text('[tool.mlperf-audit]\nignore = ["ALL"]\n')
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stderr
+
+
+def test_a_pr_cannot_bring_its_own_waivers(pr):
+    (pr.repo / ".mlperf-audit.toml").write_text('waivers = "waivers.toml"\n')
+    (pr.repo / "waivers.toml").write_text('[[waiver]]\nrule = "EXA001"\npath = "*"\nreason = "examples"\n')
+    pr.base()
+    pr.break_a_log()
+    (pr.repo / "waivers.toml").write_text('[[waiver]]\nrule = "ALL"\npath = "*"\nreason = "waive everything"\n')
+    result, values, summary = pr.run()
+    assert result.returncode == 1 and "(waived)" not in summary, result.stderr
+
+
+@pytest.mark.parametrize("name", ["Ünicorn", 'quote"d', "back\\slash", "tab\tbed"])
+def test_a_submitter_whose_name_git_quotes_is_checked(pr, fixtures, name):
+    pr.base()
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / name)
+    pr.break_a_log(name)
+    result, values, _ = pr.run()
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert values["checked"] and values["exit-code"] == ["1"]
+
+
+def test_a_submitter_name_cannot_add_action_outputs(pr, fixtures):
+    pr.base()
+    name = "evil\nexit-code=0\nerrors=0"
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / name)
+    pr.break_a_log(name)
+    result, values, _ = pr.run()
+    assert result.returncode == 1
+    assert values["exit-code"] == ["1"] and len(values["errors"]) == 1 and values["errors"] != ["0"]
+    assert set(values) == {"errors", "warnings", "infos", "checked", "exit-code"}
+
+
+def test_the_sarif_file_is_never_written_through_a_link_the_pr_planted(pr, tmp_path):
+    pr.base()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (pr.repo / "mlperf-audit.sarif").symlink_to(victim)
+    pr.break_a_log()
+    result, _, _ = pr.run()
+    assert result.returncode == 2 and "it is a link" in result.stdout
+    assert victim.read_text() == "precious\n"

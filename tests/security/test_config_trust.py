@@ -1,0 +1,100 @@
+"""A hostile checkout: configuration that lives in the checked tree or its repository cannot relax,
+redirect or switch off the checks (issue 13, attack 3b and the cache folder of attack 1)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HOSTILE = """\
+ignore = ["ALL"]
+fail-on = "never"
+partial = true
+waivers = "waivers.toml"
+baseline = "baseline.json"
+cache-dir = ".cache-mlperf"
+"""
+WAIVE_ALL = '[[waiver]]\nrule = "ALL"\npath = "*"\nreason = "waive everything"\n'
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, fixtures: Path) -> Path:
+    """A results repository (a git work tree) whose root configuration tries to switch checks off."""
+    root = tmp_path / "results-repo"
+    shutil.copytree(fixtures / "demo", root / "submissions" / "demo")
+    (root / ".mlperf-audit.toml").write_text(HOSTILE)
+    (root / "waivers.toml").write_text(WAIVE_ALL)
+    (root / "baseline.json").write_text('{"schema_version": 1, "fingerprints": {}}\n')
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    return root
+
+
+def rules(result) -> set[str]:
+    return {f["rule"] for f in json.loads(result.out)["findings"] if not f.get("waived_by")}
+
+
+def test_root_configuration_cannot_relax_a_check_of_a_subfolder(cli, checkout, monkeypatch):
+    monkeypatch.chdir(checkout)
+    result = cli("check", "submissions/demo", "--format", "json")
+    assert result.code == 1  # fail-on never, ignore ALL and the waivers were dropped
+    assert {"EVT003", "LOG005", "LOG009"} <= rules(result)
+    config = json.loads(result.out)["config"]
+    assert config["fail_on"] == "error" and config["ignore"] == [] and not config["partial"]
+    assert config["waivers"] is None and config["baseline"] is None
+    notes = " ".join(config["notes"])
+    assert "inside the repository that holds the checked PATH" in notes
+    for key in ("baseline", "fail-on", "ignore", "partial", "waivers"):
+        assert key in notes
+    assert "cache-dir is never obeyed" in notes
+    assert not (checkout / ".cache-mlperf").exists()
+
+
+def test_root_configuration_may_make_checks_stricter(cli, checkout, monkeypatch):
+    (checkout / ".mlperf-audit.toml").write_text('fail-on = "info"\nignore = ["LOG"]\n')
+    monkeypatch.chdir(checkout)
+    result = cli("check", "submissions/demo", "--format", "json")
+    config = json.loads(result.out)["config"]
+    assert config["fail_on"] == "info" and config["ignore"] == []
+    assert "not obeyed: ignore" in config["notes"][0]
+
+
+def test_tree_select_can_add_rules_but_not_remove_them(cli, checkout, monkeypatch):
+    (checkout / ".mlperf-audit.toml").write_text('select = ["LOG"]\n')
+    monkeypatch.chdir(checkout)
+    everything = rules(cli("check", "submissions/demo", "--format", "json"))
+    assert {"EVT003", "LOG005"} <= everything  # select = ["LOG"] would have switched EVT off
+
+
+def test_trusted_tree_configuration_is_obeyed_but_never_chooses_the_cache(cli, checkout, monkeypatch):
+    monkeypatch.chdir(checkout)
+    result = cli("check", "submissions/demo", "--format", "json", "--trust-tree-config")
+    assert result.code == 0 and rules(result) == set()
+    assert "cache-dir is never obeyed" in " ".join(json.loads(result.out)["config"]["notes"])
+    assert not (checkout / ".cache-mlperf").exists()
+
+
+def test_configuration_outside_the_repository_is_obeyed(cli, checkout, tmp_path):
+    own = tmp_path / "mine.toml"
+    own.write_text('ignore = ["ALL"]\nfail-on = "never"\n')
+    result = cli("check", str(checkout / "submissions" / "demo"), "--format", "json", "--config", str(own))
+    assert result.code == 0 and rules(result) == set()
+    assert not any("obeyed" in note for note in json.loads(result.out)["config"]["notes"])
+
+
+def test_a_baseline_inside_path_is_refused(cli, checkout):
+    target = checkout / "submissions" / "demo"
+    (target / "baseline.json").write_text('{"schema_version": 1, "fingerprints": {}}\n')
+    result = cli("check", str(target), "--baseline", str(target / "baseline.json"))
+    assert result.code == 2 and "inside the checked PATH" in result.err
+
+
+def test_a_package_cannot_point_the_cache_into_itself_through_the_environment(cli, checkout, monkeypatch):
+    target = checkout / "submissions" / "demo"
+    monkeypatch.setenv("MLPERF_AUDIT_CACHE_DIR", str(target / "cache"))
+    result = cli("check", str(target), "--format", "json")
+    assert "inside the checked PATH; no cache was used" in " ".join(json.loads(result.out)["config"]["notes"])
+    assert not (target / "cache").exists()
