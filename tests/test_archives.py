@@ -93,8 +93,8 @@ def test_oversized_member_is_a_finding_and_is_never_read(cli, fixtures, tmp_path
 
     monkeypatch.setattr(parser, "MAX_FILE_BYTES", 1_000)
     reads: list[str] = []
-    original = archives.Archive.read
-    monkeypatch.setattr(archives.Archive, "read", lambda self, name, size: reads.append(name) or original(self, name, size))
+    original = archives.Archive.open
+    monkeypatch.setattr(archives.Archive, "open", lambda self, name: reads.append(name) or original(self, name))
     archive = pack(fixtures / "broken" / "missing-run-stop" / "Fixture", tmp_path / "big.zip")
     result = cli("check", str(archive), "--format", "json", "--jobs", "1")
     report = json.loads(result.out)
@@ -117,3 +117,40 @@ def test_a_damaged_member_is_an_unreadable_file_not_an_internal_error(cli, fixtu
     assert result.code in (0, 1), result.err
     report = json.loads(result.out)
     assert any("result_0.txt" in (f["path"] or "") and "cannot read" in f["message"] for f in report["findings"])
+
+
+@pytest.mark.parametrize("name", ["demo.tar.gz", "demo.zip"])
+def test_forked_workers_read_the_archive_the_parent_opened(cli, fixtures, tmp_path, name):
+    """Workers share the parent's descriptor (every read is positioned), so no read moves another's offset."""
+    archive = pack(fixtures / "demo" / "Fixture", tmp_path / name)
+    one = cli("check", str(archive), "--format", "json", "--jobs", "1", "--no-cache")
+    two = cli("check", str(archive), "--format", "json", "--jobs", "2", "--no-cache")
+    assert json.loads(one.out)["findings"] == json.loads(two.out)["findings"]
+
+
+@pytest.mark.parametrize("name", ["demo.tar.gz", "demo.zip"])
+def test_a_member_pickled_to_another_process_opens_the_archive_again(fixtures, tmp_path, name):
+    import pickle
+
+    from mlperf_audit.archives import Archive
+
+    archive = Archive(pack(fixtures / "demo" / "Fixture", tmp_path / name))
+    member = archive.member("Fixture/systems/fx_8xh100.json")
+    copy = pickle.loads(pickle.dumps(member))
+    with member.open() as original, copy.open() as reopened:
+        assert reopened.read() == original.read() == (fixtures / "demo" / "Fixture/systems/fx_8xh100.json").read_bytes()
+
+
+def test_a_compressed_tar_expanding_past_the_limit_is_refused(cli, fixtures, tmp_path, monkeypatch):
+    """Zeros after the tar's end compress to almost nothing; they are not decompressed past the limit."""
+    import gzip
+
+    import mlperf_audit.archives as archives
+
+    monkeypatch.setattr(archives, "MAX_TOTAL_BYTES", 1 << 20)
+    monkeypatch.setattr(archives, "MAX_TAR_OVERHEAD", 1 << 20)
+    tar = pack(fixtures / "demo" / "Fixture", tmp_path / "demo.tar").read_bytes()
+    bomb = tmp_path / "bomb.tar.gz"
+    bomb.write_bytes(gzip.compress(tar + bytes(16 << 20)))
+    result = cli("check", str(bomb))
+    assert result.code == 2 and "expands past" in result.err

@@ -276,26 +276,26 @@ class _ArchiveWalker(_Walker):
         return folder in self.archive.dirs
 
     def display(self, path: Any) -> str:
-        return str(path) or "."
+        return visible(str(path)) or "."
 
     def list(self, folder: Any) -> _Listing:
         dirs, files = self.archive.children(folder)
         listing = _Listing([], [])
         for name in sorted(dirs, key=natural_key):
-            listing.dirs.append((name, self.join(folder, name)))
+            listing.dirs.append((visible(name), self.join(folder, name)))
         for name in sorted(files, key=natural_key):
             member = self.archive.member(self.join(folder, name))
-            listing.files.append(FileEntry(member.name, member, member.size))  # type: ignore[arg-type]
+            listing.files.append(FileEntry(visible(member.name), member, member.size))  # type: ignore[arg-type]
         return listing
 
     def hygiene(self, folder: Any) -> None:
         names, special = self.archive.below(folder)  # not a scan of every member per submission
         for name in names:
-            self._check_name(name.rsplit("/", 1)[-1], name)
-            self._check_size(self.archive.files.get(name, 0), name)
+            self._check_name(name.rsplit("/", 1)[-1], visible(name))
+            self._check_size(self.archive.files.get(name, 0), visible(name))
         for name in special:
             self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
-                                     name, hint="A result package holds only regular files and folders."))
+                                     visible(name), hint="A result package holds only regular files and folders."))
 
 
 def _discover_archive(path: Path) -> Tree:
@@ -303,12 +303,12 @@ def _discover_archive(path: Path) -> Tree:
     walker = _ArchiveWalker(archive)
     dirs, files = archive.children("")
     if "results" in dirs or "systems" in dirs:
-        submission = _submission(walker, "", path.name.split(".")[0])
+        submission = _submission(walker, "", visible(path.name.split(".")[0]))
         return Tree(path, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
     submitters = [name for name in dirs if walker.is_dir(f"{name}/results") or walker.is_dir(f"{name}/systems")]
     if not submitters:
         raise TargetError(f"{path}: the archive holds no submission (no results/ or systems/ folder)")
-    submissions = tuple(_submission(walker, name, name) for name in submitters)
+    submissions = tuple(_submission(walker, name, visible(name)) for name in submitters)
     return Tree(path, TargetKind.REPOSITORY, submissions, (), tuple(walker.issues))
 
 
