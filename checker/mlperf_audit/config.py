@@ -83,24 +83,38 @@ def _inside(path: Path, root: Path) -> bool:
 
 
 def repository_root(target: Path) -> Path | None:
-    """The work tree of the git repository holding `target` (a `.git` folder or file above it), if any."""
+    """The work tree of the git repository holding `target`: the nearest folder *above* it with a
+    `.git` folder or file (a `.git` inside the checked tree is the package's own: it cannot say
+    where the repository that holds the package ends)."""
     folder = target.resolve()
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
+    for candidate in folder.parents:
         if os.path.lexists(candidate / ".git"):
             return candidate
     return None
 
 
 def in_tree(path: Path, target: Path) -> str | None:
-    """Why `path` is tree configuration for a check of `target` (None: it is not)."""
-    if _inside(path, target):
+    """Why `path` is tree configuration for a check of `target` (None: it is not). A linked file
+    counts where it lies as well as where it points: the tree chose both."""
+    written = Path(os.path.abspath(path))
+    if _inside(path, target) or _inside_as_written(written, target):
         return "inside the checked PATH"
     repository = repository_root(target)
-    if repository is not None and _inside(path, repository):
+    if repository is not None and (_inside(path, repository) or _inside_as_written(written, repository)):
         return "inside the repository that holds the checked PATH"
     return None
+
+
+def _inside_as_written(path: Path, root: Path) -> bool:
+    """`path` (absolute, links not resolved) under `root` as written or as resolved."""
+    base = root if root.is_dir() else root.parent
+    for folder in {Path(os.path.abspath(base)), base.resolve()}:
+        try:
+            path.relative_to(folder)
+            return True
+        except ValueError:
+            continue
+    return False
 
 
 #: What tree configuration may do: make checks stricter, never relax or redirect them.

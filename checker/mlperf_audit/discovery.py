@@ -63,6 +63,7 @@ class Code:
     BROKEN_LINK = "PKG003"
     LINKED_FOLDER = "PKG004"
     LINK_OUTSIDE = "PKG021"
+    NOT_A_SUBMISSION = "PKG022"
     BAD_NAME = "PKG015"
     FILE_TOO_BIG = "PKG016"
     SYSTEM_JSON_INVALID = "SYS001"
@@ -302,12 +303,14 @@ def _discover_archive(path: Path) -> Tree:
     archive = Archive(path)
     walker = _ArchiveWalker(archive)
     dirs, files = archive.children("")
-    if "results" in dirs or "systems" in dirs:
+    submitters = [name for name in dirs if walker.is_dir(f"{name}/results") or walker.is_dir(f"{name}/systems")]
+    beside = [name for name in submitters if name not in SUBMISSION_FOLDERS and not name.startswith(".")]
+    if ("results" in dirs or "systems" in dirs) and not beside:
         submission = _submission(walker, "", visible(path.name.split(".")[0]))
         return Tree(path, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
-    submitters = [name for name in dirs if walker.is_dir(f"{name}/results") or walker.is_dir(f"{name}/systems")]
     if not submitters:
         raise TargetError(f"{path}: the archive holds no submission (no results/ or systems/ folder)")
+    _not_submissions(walker, [(visible(name), name) for name in dirs if name not in submitters])
     submissions = tuple(_submission(walker, name, visible(name)) for name in submitters)
     return Tree(path, TargetKind.REPOSITORY, submissions, (), tuple(walker.issues))
 
@@ -337,7 +340,11 @@ def discover(path: str | Path) -> Tree:
     except OSError as error:
         raise TargetError(f"{shown}: cannot list the folder: {error.strerror or error}") from None
 
-    if names.get("results") or names.get("systems"):
+    # a folder beside results/ or systems/ that is itself a submitter's makes PATH a repository: a
+    # stray `results/` at a repository's root must not turn every submitter into unchecked content
+    beside = [name for name, is_dir in names.items() if is_dir and not name.startswith(".")
+              and name not in SUBMISSION_FOLDERS and _holds_submission(target / name)]
+    if (names.get("results") or names.get("systems")) and not beside:
         submission = _submission(walker, target, visible(target.resolve().name))
         return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
 
@@ -347,6 +354,7 @@ def discover(path: str | Path) -> Tree:
         if walker.is_dir(folder / "results") | walker.is_dir(folder / "systems")  # both probed: links reported
     ]
     if submitters:
+        _not_submissions(walker, [(name, folder) for name, folder in listing.dirs if (name, folder) not in submitters])
         submissions = tuple(_submission(walker, folder, name) for name, folder in submitters)
         return Tree(target, TargetKind.REPOSITORY, submissions, (), tuple(walker.issues))
 
@@ -378,6 +386,36 @@ def discover(path: str | Path) -> Tree:
         f"{shown}: no MLPerf results here (expected results/ and systems/, submitter folders, "
         "results/<system>/<benchmark>/ folders or result_*.txt files)"
     )
+
+
+#: The folders of one submission: a PATH holding one of the first two is a submission.
+SUBMISSION_FOLDERS = ("results", "systems", "benchmarks")
+
+
+def _holds_submission(folder: Path) -> bool:
+    """A real (not linked) results/ or systems/ folder inside `folder`."""
+    for name in ("results", "systems"):
+        try:
+            if stat.S_ISDIR(os.lstat(folder / name).st_mode):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
+    """A folder at a repository's root that is no submitter's is not checked: say so."""
+    for name, folder in folders:
+        if name.startswith("."):
+            continue  # hidden folders (.git, .github) are the repository's own, never a submission
+        walker.issues.append(Issue(
+            Code.NOT_A_SUBMISSION,
+            f"folder '{name}' holds no results/ or systems/ folder: it is not a submission, and nothing in it "
+            "is checked",
+            walker.display(folder),
+            hint="A results repository holds one folder per submitter, each with systems/ and results/; move "
+            "the files into the submitter's folder they belong to, or remove the folder.",
+        ))
 
 
 def _submission(walker: _Walker, folder: Path, name: str) -> Submission:

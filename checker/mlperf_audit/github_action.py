@@ -35,7 +35,7 @@ from .errors import AuditError
 from .formats.ci import render_github, render_markdown, render_sarif
 from .plugins import PluginHost
 from .report import Report
-from .safety import visible
+from .safety import html_text, visible
 
 
 class ActionError(AuditError):
@@ -118,7 +118,11 @@ def _output(name: str, value: Any) -> None:
 
 
 def _write_sarif(path: str, text: str) -> None:
-    """Writes the SARIF file where the workflow says, but never through a link a pull request planted."""
+    """Writes the SARIF file where the workflow says, but never through a link a pull request
+    planted, whether the file or any folder on the way to it is the link."""
+    linked = _linked_component(Path(os.getcwd()), Path(path).parent)
+    if linked is not None:
+        raise ActionError(f"cannot write the SARIF file {visible(path)}: a folder on its path is a link")
     try:
         handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
     except OSError as error:
@@ -148,14 +152,20 @@ def run() -> int:
         raise ActionError(f"unsupported ruleset {ruleset!r}; supported: {', '.join(KNOWN_RULESETS)}")
     if root.startswith("/") or ".." in Path(root).parts or not re.fullmatch(r"[\w./ -]+", root):
         raise ActionError(f"path must be a folder inside the workspace, not {root!r}")
+    root = str(PurePosixPath(root))  # `./submissions` and `submissions/.` are git's `submissions`
+    _refuse_links(workspace, root)
     event = _event()
     pull_request = event.get("pull_request") if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") else None
     base = pull_request["base"]["sha"] if pull_request else None
     head = (pull_request["head"]["sha"] if pull_request else None) or os.environ.get("GITHUB_SHA", "HEAD")
     submitters: list[str] | None = None
+    strays: list[str] = []
     if base and changed_only:
-        submitters = changed_submitters(workspace, root, base, head)
-        if not submitters:
+        changed = changed_submitters(workspace, root, base, head)
+        # a changed folder that is not a submitter's is not checked: the gate fails closed on it
+        submitters = [name for name in changed if _is_submitter(workspace / root / name)]
+        strays = [name for name in changed if name not in submitters and not name.startswith(".")]
+        if not changed:
             _summary("### mlperf-audit: no submission changed in this pull request")
             for name in ("errors", "warnings", "infos", "exit-code"):
                 _output(name, 0)
@@ -174,17 +184,64 @@ def run() -> int:
         try:
             report: Report = check(root, config, host, submitters=submitters)
             sys.stdout.write(render_github(report))
+            for name in strays:
+                folder = visible(name if root == "." else f"{root}/{name}")
+                sys.stdout.write(f"::error file={_command_property(folder)},title=mlperf-audit::the pull request changes "
+                                 f"{_command_data(folder)}, which holds no results/ or systems/ folder: it is not a "
+                                 "submission and was not checked%0AMove the files into a submitter's folder.\n")
+            if strays:
+                _summary("### ❌ mlperf-audit: the pull request changes folders that are not submissions: "
+                         + ", ".join(f"<code>{html_text(name)}</code>" for name in strays))
             _summary(render_markdown(report))
             if sarif_file:
                 _write_sarif(sarif_file, render_sarif(report))
         finally:
             os.chdir(previous)
-    _output("errors", report.summary["error"])
+    exit_code = max(report.exit_code, 1) if strays else report.exit_code
+    _output("errors", report.summary["error"] + len(strays))
     _output("warnings", report.summary["warning"])
     _output("infos", report.summary["info"])
     _output("checked", " ".join(submitters) if submitters is not None else root)
-    _output("exit-code", report.exit_code)
-    return report.exit_code
+    _output("exit-code", exit_code)
+    return exit_code
+
+
+def _is_submitter(folder: Path) -> bool:
+    """A real (not linked) folder holding a real results/ or systems/ folder."""
+    return folder.is_dir() and not folder.is_symlink() and any(
+        (folder / name).is_dir() and not (folder / name).is_symlink() for name in ("results", "systems"))
+
+
+def _command_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _command_property(text: str) -> str:
+    return _command_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _linked_component(workspace: Path, path: Path) -> Path | None:
+    """The first folder or file of `path` below the workspace that is a symbolic link, if any
+    (a path outside the workspace is the workflow's to choose: None)."""
+    base = Path(os.path.abspath(workspace))
+    try:
+        relative = Path(os.path.abspath(workspace / path)).relative_to(base)
+    except ValueError:
+        return None
+    current = base
+    for part in relative.parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def _refuse_links(workspace: Path, root: str) -> None:
+    """The checked folder, and every folder on the way to it, must be a real folder of the
+    workspace: a pull request that turns it into a link would have the gate check (and print)
+    whatever the link points to."""
+    if _linked_component(workspace, Path(root)) is not None:
+        raise ActionError(f"path {root!r} is, or lies under, a symbolic link; refusing to check it")
 
 
 def _is_repository(workspace: Path) -> bool:

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -28,8 +29,12 @@ _HIDDEN_BEYOND_C0 = (
     "\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
     "\ufeff\uffa0\ufff9-\ufffb\ufffe\uffff\ud800-\udfff\U000e0000-\U000e007f"
 )
-_HIDDEN = re.compile(f"[\x00-\x1f{_HIDDEN_BEYOND_C0}]")
-_NEWLINE_OR_TAB_KEPT = re.compile(f"[\x00-\x08\x0b-\x1f{_HIDDEN_BEYOND_C0}]")
+#: The GitHub runner also obeys the older command syntax `##[command]` *anywhere* in a line of a
+#: job's output (its legacy parser searches each line for it), so the first `#` of every `##[`
+#: is written as `\x23` too.
+_LEGACY_COMMAND = "#(?=#\\[)"
+_HIDDEN = re.compile(f"[\x00-\x1f{_HIDDEN_BEYOND_C0}]|{_LEGACY_COMMAND}")
+_NEWLINE_OR_TAB_KEPT = re.compile(f"[\x00-\x08\x0b-\x1f{_HIDDEN_BEYOND_C0}]|{_LEGACY_COMMAND}")
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -44,7 +49,8 @@ def _escape(match: re.Match[str]) -> str:
 def visible(text: str, *, keep_newlines: bool = False) -> str:
     """`text` with every control, invisible or undecodable character written as a `\\xNN`,
     `\\uNNNN` or `\\UNNNNNNNN` escape, so that it can neither move the cursor, start a line,
-    reorder what is shown nor fail to encode as UTF-8 (or as XML 1.0). `keep_newlines` keeps line
+    reorder what is shown, fail to encode as UTF-8 (or as XML 1.0) nor hold a legacy workflow
+    command (`##[`). `keep_newlines` keeps line
     feeds and tabs (for text the tool itself composed over several lines)."""
     pattern = _NEWLINE_OR_TAB_KEPT if keep_newlines else _HIDDEN
     return pattern.sub(_escape, text)
@@ -138,11 +144,37 @@ def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathL
 def write_text(output: str | os.PathLike[str], text: str, checked: Iterable[str | os.PathLike[str]] = (),
                *, append: bool = False) -> Path:
     """Writes `text` (UTF-8; anything unencodable shown as an escape) to a file `output_path`
-    allows; an OS error is an `OutputError` naming the file."""
+    allows; an OS error is an `OutputError` naming the file.
+
+    A new file is written beside the target and renamed over it, so that a target hard-linked to
+    a file of a checked tree is replaced, never written through; appending (a CI job summary)
+    refuses a file with more than one link for the same reason."""
     path = output_path(output, checked)
+    shown = visible(os.fspath(output))
     try:
-        with open(path, "a" if append else "w", encoding="utf-8", errors="backslashreplace") as stream:
-            stream.write(text)
+        if append:
+            handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
+                             0o666)
+            with os.fdopen(handle, "a", encoding="utf-8", errors="backslashreplace") as stream:
+                if os.fstat(stream.fileno()).st_nlink > 1:
+                    raise OutputError(f"{shown}: has more than one hard link; will not append to it")
+                stream.write(text)
+            return path
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
+                stream.write(text)
+            os.chmod(temporary, 0o666 & ~_umask())
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
     except OSError as error:
-        raise OutputError(f"cannot write {visible(os.fspath(output))}: {error.strerror or error}") from None
+        raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
     return path
+
+
+def _umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current

@@ -126,6 +126,30 @@ class LinkOutsidePath(IssueRule):
     scope = "tree"
 
 
+class NotASubmission(IssueRule):
+    """A folder at the root of a results repository is not a submission; nothing in it is checked.
+
+    What it checks: that every folder at the root of a results repository (one folder per
+    submitter) holds a `results/` or `systems/` folder. Hidden folders (`.git`, `.github`) are
+    the repository's own and are not reported.
+
+    Why it matters: results placed anywhere else are never checked, scored or published; and a
+    stray `results/` or `systems/` at the root must not turn the whole repository into one
+    submission whose submitters go unchecked (a repository is read as a repository whenever a
+    folder at its root is a submitter's).
+
+    Example: `README/notes.txt` or a `results/` folder beside `Acme/` and `Beta/`.
+
+    How to fix: move the files into the submitter's folder they belong to, or remove the folder.
+    """
+
+    code = Code.NOT_A_SUBMISSION
+    name = "not-a-submission"
+    summary = "A folder at the root of a results repository is not a submission and is not checked."
+    severity = Severity.WARNING
+    scope = "tree"
+
+
 class ScalingJsonInvalid(IssueRule):
     """`scaling.json` in a benchmark folder is unreadable or holds no numeric `scaling_factor`.
 
@@ -600,7 +624,7 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
 
 
 RULES: list[type[Rule]] = [
-    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, ScalingJsonInvalid,
+    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, NotASubmission, ScalingJsonInvalid,
     UnknownBenchmarkFolder, BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
     UnknownDirective, TooManyFailedRuns,
 ]

@@ -90,12 +90,22 @@ def curves(result: Any) -> list[Curve]:
 
 
 def _scale(values: Iterable[float], pad: float = 0.05) -> tuple[float, float]:
-    values = list(values)
-    low, high = min(values), max(values)
-    if high == low:
-        high, low = high + 1, low - 1
+    """An axis range of positive width around the finite `values` (a log may hold an infinity, or
+    subnormal numbers whose differences vanish in floating point)."""
+    finite = [value for value in values if math.isfinite(value)] or [0.0]
+    low, high = min(finite), max(finite)
     span = high - low
-    return low - pad * span, high + pad * span
+    low, high = low - pad * span, high + pad * span
+    if not high - low > 0 or not math.isfinite(high - low):
+        middle = low / 2 + high / 2
+        low, high = (middle - 1, middle + 1) if math.isfinite(middle) else (-1.0, 1.0)
+    return low, high
+
+
+def _width(axis: tuple[float, float]) -> float:
+    """An axis's width, or 1 where the logged values leave none to divide by."""
+    width = axis[1] - axis[0]
+    return width if width > 0 and math.isfinite(width) else 1.0
 
 
 def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_label: str, y_label: str) -> str:
@@ -117,9 +127,11 @@ def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_label: s
 
 
 def _project(x_range: tuple[float, float], y_range: tuple[float, float]) -> Any:
+    x_width, y_width = (_width(x_range), _width(y_range))
+
     def point(x: float, y: float) -> tuple[float, float]:
-        px = MARGIN + (x - x_range[0]) / (x_range[1] - x_range[0]) * (WIDTH - MARGIN - 10)
-        py = HEIGHT - MARGIN - (y - y_range[0]) / (y_range[1] - y_range[0]) * (HEIGHT - MARGIN - 20)
+        px = MARGIN + (x - x_range[0]) / x_width * (WIDTH - MARGIN - 10)
+        py = HEIGHT - MARGIN - (y - y_range[0]) / y_width * (HEIGHT - MARGIN - 20)
         return px, py
 
     return point

@@ -44,7 +44,7 @@ class PullRequest:
         lines = log.read_text().splitlines(True)
         log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
 
-    def run(self) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
+    def run(self, sarif: str = "mlperf-audit.sarif") -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
         git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "-m", "head")
         head = git(self.repo, "rev-parse", "HEAD")
@@ -58,7 +58,7 @@ class PullRequest:
                "GITHUB_EVENT_PATH": str(event), "GITHUB_WORKSPACE": str(self.repo), "GITHUB_SHA": head,
                "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "INPUT_PATH": self.root,
                "INPUT_RULESET": "", "INPUT_FAIL_ON": "error", "INPUT_CHANGED_ONLY": "true",
-               "INPUT_SARIF_FILE": "mlperf-audit.sarif", "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache")}
+               "INPUT_SARIF_FILE": sarif, "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache")}
         result = subprocess.run([sys.executable, "-m", "mlperf_audit.github_action"], cwd=self.repo, env=env,
                                 capture_output=True, text=True, timeout=300)
         values: dict[str, list[str]] = {}
@@ -137,3 +137,60 @@ def test_the_sarif_file_is_never_written_through_a_link_the_pr_planted(pr, tmp_p
     result, _, _ = pr.run()
     assert result.returncode == 2 and "it is a link" in result.stdout
     assert victim.read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("stray", ["systems", "results"])
+def test_a_stray_submission_folder_at_the_root_cannot_hide_the_submitters(tmp_path, fixtures, stray):
+    """Adding `results/` or `systems/` beside the submitters once made the whole root one submission
+    named after the folder, and the changed submitter was filtered out: exit 0, 0 files checked."""
+    pr = PullRequest(tmp_path, fixtures, root="submissions")
+    pr.base()
+    pr.break_a_log()
+    (pr.submissions / stray).mkdir()
+    (pr.submissions / stray / "README").write_text("x\n")
+    result, values, summary = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
+    assert "Fixture" in values["checked"][0]
+
+
+def test_a_changed_folder_that_is_not_a_submission_fails_the_gate(pr, fixtures):
+    pr.base()
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / "NewCo")
+    (pr.submissions / "NewCo" / "results").rename(pr.submissions / "NewCo" / "result")
+    (pr.submissions / "NewCo" / "systems").rename(pr.submissions / "NewCo" / "system")
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"]
+    assert "::error file=NewCo,title=mlperf-audit::" in result.stdout
+
+
+def test_a_checked_root_turned_into_a_link_is_refused(tmp_path, fixtures):
+    pr = PullRequest(tmp_path, fixtures, root="submissions")
+    pr.base()
+    outside = tmp_path / "outside"
+    shutil.copytree(fixtures / "clean", outside)
+    shutil.rmtree(pr.submissions)
+    pr.submissions.symlink_to(outside)
+    result, _, summary = pr.run()
+    assert result.returncode == 2 and "symbolic link" in result.stdout
+    assert "fx_8xh100" not in summary
+
+
+def test_the_sarif_file_is_never_written_through_a_linked_folder(pr, tmp_path):
+    pr.base()
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "a.sarif").write_text("precious\n")
+    (pr.repo / "out").symlink_to(victim)
+    pr.break_a_log()
+    result, _, _ = pr.run(sarif="out/a.sarif")
+    assert result.returncode == 2 and "a folder on its path is a link" in result.stdout
+    assert (victim / "a.sarif").read_text() == "precious\n"
+
+
+@pytest.mark.parametrize("spelling", ["./submissions", "submissions/.", "submissions/"])
+def test_a_path_input_spelt_otherwise_still_finds_the_changes(tmp_path, fixtures, spelling):
+    pr = PullRequest(tmp_path, fixtures, root=spelling)
+    pr.base()
+    pr.break_a_log()
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and values["checked"] == ["Fixture"], result.stdout + result.stderr

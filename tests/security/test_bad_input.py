@@ -335,3 +335,29 @@ def test_any_value_in_any_field_is_a_finding(benchmark, changes):
         code, out, err = run_cli("score", str(root), "--format", "json")
         assert_no_crash(code, out, err, "score")
         json.loads(out)
+
+
+def test_subnormal_convergence_points_do_not_break_the_report(cli, tmp_path):
+    """Every bert evaluation at epoch -5e-324: the plot's axis had no width (ZeroDivisionError)."""
+    submitter = tmp_path / "Fixture"
+    shutil.copytree(CLEAN, submitter)
+    system = submitter / "systems" / "fx_8xh100.json"
+    system.write_text(system.read_text().replace('"closed"', '"open"'))
+    for log in (submitter / "results" / "fx_8xh100" / "bert").glob("result_*.txt"):
+        log.write_text(re.sub(r'"epoch_num": [^,}]+', '"epoch_num": -5e-324', log.read_text()))
+    result = cli("report", str(submitter / "results" / "fx_8xh100" / "bert"), "-o", str(tmp_path / "r.html"),
+                 "--no-cache")
+    assert result.code in (0, 1) and "internal error" not in result.err, result.err
+    assert "<svg" in (tmp_path / "r.html").read_text()
+
+
+def test_a_terminal_that_cannot_show_a_name_gets_its_escape(tmp_path):
+    """A stdout in latin-1 and a submitter folder named in CJK: UnicodeEncodeError, exit 2."""
+    import subprocess
+    import sys
+
+    shutil.copytree(CLEAN, tmp_path / "repo" / "漢字")
+    result = subprocess.run([sys.executable, "-m", "mlperf_audit", "check", str(tmp_path / "repo"), "--no-cache"],
+                            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "latin-1"}, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert b"\\u6f22\\u5b57" in result.stdout and b"internal error" not in result.stderr

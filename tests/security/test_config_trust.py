@@ -98,3 +98,22 @@ def test_a_package_cannot_point_the_cache_into_itself_through_the_environment(cl
     result = cli("check", str(target), "--format", "json")
     assert "inside the checked PATH; no cache was used" in " ".join(json.loads(result.out)["config"]["notes"])
     assert not (target / "cache").exists()
+
+
+def test_a_git_marker_planted_in_the_package_does_not_end_the_repository(cli, checkout, monkeypatch):
+    """`.git` inside the checked folder cannot make the repository's root configuration look outside."""
+    (checkout / "submissions" / "demo" / ".git").write_text("gitdir: /nowhere\n")
+    monkeypatch.chdir(checkout)
+    result = cli("check", "submissions/demo", "--format", "json")
+    assert result.code == 1 and json.loads(result.out)["config"]["fail_on"] == "error"
+
+
+def test_a_linked_configuration_counts_where_it_lies(cli, checkout, tmp_path, monkeypatch):
+    """A configuration committed as a link to a file outside the repository is still the tree's."""
+    outside = tmp_path / "outside.toml"
+    outside.write_text('ignore = ["ALL"]\nfail-on = "never"\n')
+    (checkout / ".mlperf-audit.toml").unlink()
+    (checkout / ".mlperf-audit.toml").symlink_to(outside)
+    monkeypatch.chdir(checkout)
+    result = cli("check", "submissions/demo", "--format", "json")
+    assert result.code == 1 and "not obeyed: fail-on, ignore" in " ".join(json.loads(result.out)["config"]["notes"])

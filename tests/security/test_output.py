@@ -71,6 +71,8 @@ def assert_plain(text: str, what: str, *, commands: bool = False) -> None:
     hidden = HIDDEN.search(text)
     assert hidden is None, f"{what}: {hidden.group()!r} in {text[max(0, hidden.start() - 60):hidden.end() + 20]!r}"
     text.encode("utf-8")
+    # the runner's legacy parser finds `##[` anywhere in a line, whatever the format
+    assert "##[" not in text, f"{what}: {text[max(0, text.find('##[') - 60):text.find('##[') + 20]!r}"
     if not commands:
         for line in text.splitlines():
             assert not line.lstrip().startswith(COMMAND), f"{what}: {line!r}"
@@ -401,3 +403,17 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
         for file in ("score.csv", "score_detailed.csv"):
             assert_csv((out / file).read_bytes().decode("utf-8"), file)
         assert_html((out / "report.html").read_bytes().decode("utf-8"), "report")
+
+
+def test_a_legacy_workflow_command_in_the_middle_of_a_line_is_broken(cli, tmp_path):
+    """The runner obeys `##[command]` anywhere in a line (its legacy parser), in any format and on
+    standard error."""
+    root = package(tmp_path / "repo", system="x ##[error title=forged]PWNED", key="##[add-mask]x")
+    host = PluginHost()
+    for name in sorted(host.formats):
+        result = cli("check", str(root), "--format", name, "--no-cache")
+        assert result.code in (0, 1), result.err
+        assert "##[" not in result.out + result.err, name
+    (tmp_path / "link ##[add-mask]x").symlink_to(tmp_path / "nowhere")
+    failed = cli("check", str(tmp_path / "link ##[add-mask]x"))
+    assert failed.code == 2 and "##[" not in failed.err and "\\x23#[" in failed.err

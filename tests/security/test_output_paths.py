@@ -79,3 +79,13 @@ def test_a_baseline_written_from_escaped_findings_accepts_them(cli, package, tmp
     assert any("\\x1b" in f["message"] for f in json.loads(first.out)["findings"])
     again = cli("check", str(package), "--baseline", str(baseline), "--format", "json")
     assert again.code == 0 and [f["rule"] for f in json.loads(again.out)["findings"]] == ["CHK004"]
+
+
+def test_an_output_hard_linked_to_a_file_of_path_is_replaced_not_written_through(cli, package, tmp_path):
+    victim = system_description(package)
+    before = victim.read_bytes()
+    linked = tmp_path / "notes.txt"
+    linked.hardlink_to(victim)
+    result = cli("check", str(package), "-o", str(linked))
+    assert result.code == 1 and "error(s)" in linked.read_text()
+    assert victim.read_bytes() == before
