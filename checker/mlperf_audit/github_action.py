@@ -32,7 +32,7 @@ from typing import Any
 from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from .errors import AuditError
-from .formats.ci import render_github, render_markdown, render_sarif
+from .formats.ci import render_github, render_markdown, render_sarif, workflow_data, workflow_property
 from .plugins import PluginHost
 from .report import Report
 from .safety import html_text, visible
@@ -186,8 +186,8 @@ def run() -> int:
             sys.stdout.write(render_github(report))
             for name in strays:
                 folder = visible(name if root == "." else f"{root}/{name}")
-                sys.stdout.write(f"::error file={_command_property(folder)},title=mlperf-audit::the pull request changes "
-                                 f"{_command_data(folder)}, which holds no results/ or systems/ folder: it is not a "
+                sys.stdout.write(f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
+                                 f"{workflow_data(folder)}, which holds no results/ or systems/ folder: it is not a "
                                  "submission and was not checked%0AMove the files into a submitter's folder.\n")
             if strays:
                 _summary("### ❌ mlperf-audit: the pull request changes folders that are not submissions: "
@@ -210,14 +210,6 @@ def _is_submitter(folder: Path) -> bool:
     """A real (not linked) folder holding a real results/ or systems/ folder."""
     return folder.is_dir() and not folder.is_symlink() and any(
         (folder / name).is_dir() and not (folder / name).is_symlink() for name in ("results", "systems"))
-
-
-def _command_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _command_property(text: str) -> str:
-    return _command_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def _linked_component(workspace: Path, path: Path) -> Path | None:
@@ -251,9 +243,8 @@ def _is_repository(workspace: Path) -> bool:
 def main() -> int:
     try:
         return run()
-    except AuditError as error:  # workflow-command data: %, CR and LF escaped as the runner requires
-        message = str(error).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        print(f"::error title=mlperf-audit::{visible(message)}")
+    except AuditError as error:
+        print(f"::error title=mlperf-audit::{workflow_data(visible(str(error)))}")
         return 2
 
 

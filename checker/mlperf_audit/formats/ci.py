@@ -87,14 +87,14 @@ def render_sarif(report: Report) -> str:
     return json_document(document, keep_newlines=True)  # a rule's description keeps its lines
 
 
-def _escape_data(text: str) -> str:
+def workflow_data(text: str) -> str:
     """As the runner unescapes a command's message: only the tool's own line breaks survive,
     as %0A, so nothing after them can start a command."""
     return visible(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def workflow_property(text: str) -> str:
+    return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(report: Report) -> str:
@@ -105,12 +105,12 @@ def render_github(report: Report) -> str:
         properties = []
         path = report.repository_path(finding.path)
         if path is not None:
-            properties.append(f"file={_escape_property(path)}")
+            properties.append(f"file={workflow_property(path)}")
             if finding.line:
                 properties.append(f"line={finding.line}")
-        properties.append(f"title={_escape_property(f'{finding.rule} {finding.name}')}")
+        properties.append(f"title={workflow_property(f'{finding.rule} {finding.name}')}")
         message = finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")
-        lines.append(f"::{GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{_escape_data(message)}")
+        lines.append(f"::{GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{workflow_data(message)}")
     summary = report.summary
     lines.append(f"mlperf-audit: {summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info")
     return "\n".join(lines) + "\n"
