@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -56,18 +57,38 @@ def _event() -> dict[str, Any]:
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
-def changed_submitters(workspace: Path, root: str, base: str, head: str) -> list[str]:
-    """Submitter folders under `root` that have files changed between base and head (NUL-separated
-    git output: names git would quote, with non-ASCII bytes, quotes or backslashes, count too)."""
-    output = _git("diff", "-z", "--no-renames", "--name-only", f"{base}...{head}", "--", root, cwd=workspace)
+@dataclass(frozen=True)
+class Changes:
+    """What a pull request changes under the checked folder."""
+
+    folders: list[str]  # top-level folders under the root with changed files, present in the head
+    links: list[str]  # paths the head records as symbolic links or submodules (git modes 120000, 160000)
+
+
+#: git's modes for what a work tree shows as something other than the file that was committed.
+LINK_MODES = {"120000": "a symbolic link", "160000": "a submodule"}
+
+
+def changes(workspace: Path, root: str, base: str, head: str) -> Changes:
+    """The top-level folders under `root` that have files changed between base and head, from
+    NUL-separated git output (names git would quote, with non-ASCII bytes, quotes or backslashes,
+    count too), and every changed path the head records as a link or a submodule."""
+    output = _git("diff", "-z", "--raw", "--no-renames", "--no-abbrev", f"{base}...{head}", "--", root,
+                  cwd=workspace)
+    fields = output.split(b"\0")
     prefix = "" if root in (".", "") else root.rstrip("/") + "/"
-    found = set()
-    for raw in output.split(b"\0"):
+    found: set[str] = set()
+    links: list[str] = []
+    for meta, raw in zip(fields[0::2], fields[1::2]):  # ":old new old-sha new-sha status" then the path
         name = os.fsdecode(raw)
+        new_mode = meta.decode("ascii", "replace").lstrip(":").split(" ")[1:2]
+        if new_mode and new_mode[0] in LINK_MODES:
+            links.append(name)
         relative = name[len(prefix):] if name.startswith(prefix) else None
         if relative and "/" in relative:
             found.add(relative.split("/", 1)[0])
-    return sorted(name for name in found if (workspace / prefix / name).is_dir())
+    folders = sorted(name for name in found if (workspace / prefix / name).is_dir())
+    return Changes(folders, sorted(links))
 
 
 def _repository_file(value: Any, key: str) -> str:
@@ -160,12 +181,15 @@ def run() -> int:
     head = (pull_request["head"]["sha"] if pull_request else None) or os.environ.get("GITHUB_SHA", "HEAD")
     submitters: list[str] | None = None
     strays: list[str] = []
+    linked: list[str] = []
     if base and changed_only:
-        changed = changed_submitters(workspace, root, base, head)
-        # a changed folder that is not a submitter's is not checked: the gate fails closed on it
-        submitters = [name for name in changed if _is_submitter(workspace / root / name)]
-        strays = [name for name in changed if name not in submitters and not name.startswith(".")]
-        if not changed:
+        changed = changes(workspace, root, base, head)
+        # what the gate cannot check fails it: a changed folder that is not a submitter's (hidden
+        # ones too, but .github), and a link or submodule, whose content the checkout does not hold
+        submitters = [name for name in changed.folders if _is_submitter(workspace / root / name)]
+        strays = [name for name in changed.folders if name not in submitters and name != ".github"]
+        linked = changed.links
+        if not changed.folders and not linked:
             _summary("### mlperf-audit: no submission changed in this pull request")
             for name in ("errors", "warnings", "infos", "exit-code"):
                 _output(name, 0)
@@ -189,16 +213,20 @@ def run() -> int:
                 sys.stdout.write(f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
                                  f"{workflow_data(folder)}, which holds no results/ or systems/ folder: it is not a "
                                  "submission and was not checked%0AMove the files into a submitter's folder.\n")
-            if strays:
-                _summary("### ❌ mlperf-audit: the pull request changes folders that are not submissions: "
-                         + ", ".join(f"<code>{html_text(name)}</code>" for name in strays))
+            for path in linked:
+                sys.stdout.write(f"::error file={workflow_property(visible(path))},title=mlperf-audit::the pull "
+                                 f"request adds {workflow_data(visible(path))} as a symbolic link or a submodule, "
+                                 "which the gate does not follow%0ACommit the files themselves.\n")
+            if strays or linked:
+                _summary("### ❌ mlperf-audit: the pull request changes what the gate cannot check: "
+                         + ", ".join(f"<code>{html_text(name)}</code>" for name in strays + linked))
             _summary(render_markdown(report))
             if sarif_file:
                 _write_sarif(sarif_file, render_sarif(report))
         finally:
             os.chdir(previous)
-    exit_code = max(report.exit_code, 1) if strays else report.exit_code
-    _output("errors", report.summary["error"] + len(strays))
+    exit_code = max(report.exit_code, 1) if strays or linked else report.exit_code
+    _output("errors", report.summary["error"] + len(strays) + len(linked))
     _output("warnings", report.summary["warning"])
     _output("infos", report.summary["info"])
     _output("checked", " ".join(submitters) if submitters is not None else root)

@@ -44,9 +44,11 @@ class PullRequest:
         lines = log.read_text().splitlines(True)
         log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
 
-    def run(self, sarif: str = "mlperf-audit.sarif") -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
-        git(self.repo, "add", "-A")
-        git(self.repo, "commit", "-q", "-m", "head")
+    def run(self, sarif: str = "mlperf-audit.sarif",
+            stage: bool = True) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
+        if stage:
+            git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
         head = git(self.repo, "rev-parse", "HEAD")
         event = self.tmp / "event.json"
         event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": self.base_sha, "ref": "main"},
@@ -194,3 +196,35 @@ def test_a_path_input_spelt_otherwise_still_finds_the_changes(tmp_path, fixtures
     pr.break_a_log()
     result, values, _ = pr.run()
     assert result.returncode == 1 and values["checked"] == ["Fixture"], result.stdout + result.stderr
+
+
+def test_a_submitter_whose_results_are_a_submodule_fails_the_gate(pr, fixtures):
+    """`actions/checkout` leaves a submodule's folder empty: the submitter had 0 result files and passed."""
+    pr.base()
+    shutil.copytree(fixtures / "clean" / "Fixture" / "systems", pr.submissions / "NewCo" / "systems")
+    (pr.submissions / "NewCo" / "results").mkdir()
+    git(pr.repo, "add", "-A")
+    git(pr.repo, "update-index", "--add", "--cacheinfo", f"160000,{pr.base_sha},NewCo/results")
+    result, values, _ = pr.run(stage=False)
+    assert "160000" in git(pr.repo, "ls-tree", "-r", "HEAD", "NewCo")
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout
+    assert "::error file=NewCo/results,title=mlperf-audit::" in result.stdout
+
+
+def test_a_folder_of_a_submitter_turned_into_a_link_fails_the_gate(pr):
+    """The link leads to a broken copy in a hidden folder; the merged repository shows it."""
+    pr.base()
+    bert = pr.submissions / "Fixture" / "results" / "fx_8xh100" / "bert"
+    hidden = pr.repo / ".stash" / "bert"
+    shutil.copytree(bert, hidden)
+    shutil.rmtree(bert)
+    bert.symlink_to(Path("..", "..", "..", ".stash", "bert"))
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout
+
+
+def test_a_hidden_folder_holding_a_submission_fails_the_gate(pr, fixtures):
+    pr.base()
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / ".x" / "Acme")
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and "::error file=.x,title=mlperf-audit::" in result.stdout
