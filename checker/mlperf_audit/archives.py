@@ -6,7 +6,10 @@ Everything an archive holds is hostile. What is guaranteed:
   that is absolute or climbs out with `..`; a tar link that leaves the archive (a symbolic link's
   target is relative to its own folder, a hard link's to the archive's top); more than
   `MAX_MEMBERS` members, or regular files declaring more than `MAX_TOTAL_BYTES` in all (a
-  compressed tar may not decompress to more than that plus `MAX_TAR_OVERHEAD`).
+  compressed tar may not decompress to more than that plus `MAX_TAR_OVERHEAD`); a zip whose end
+  record declares more members or a larger central directory than allowed (before parsing it);
+  and anything an extracting tool could read otherwise: two members with one name once cleaned,
+  a member that is both a file and a folder, data after a tar's end.
 - Linear: the archive is indexed once, in stored order. A compressed tar is decompressed once,
   into an anonymous file of the temporary folder (deleted when closed; it takes the tar's size on
   disk), and each member is then read at its own offset; a plain tar and a zip are read in place.
@@ -54,6 +57,9 @@ MAX_TAR_OVERHEAD = 256 << 20
 #: Largest tar header record read at once (a pax header, a GNU long name): real ones take a few
 #: hundred bytes, and tarfile holds one per nested header while it reads them.
 MAX_HEADER_RECORD = 64 << 10
+#: Largest zip central directory read (about 46 bytes and a name per member: real ones of
+#: MAX_MEMBERS members take under 30 MiB), checked from the end record before it is parsed.
+MAX_CENTRAL_DIRECTORY = 64 << 20
 SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 
 _CHUNK = 1 << 20
@@ -242,8 +248,15 @@ class Archive:
             self.close()
             raise TargetError(f"{path}: not a readable archive ({error})") from None
         total = 0
+        origin: dict[str, str] = {}
         for entry in entries:
             clean = self._clean(entry.name)
+            # two members that are one file once cleaned (a repeated name, `a\\b` and `a/b`, `a/./b`)
+            # would be read as the last of them and extracted as either: refused, not guessed
+            if entry.kind != "dir" and clean in origin:
+                raise self._refuse(f"refusing {entry.name!r}: the archive holds {origin[clean]!r} under the same "
+                                   "name, and extracting tools disagree about which one is kept")
+            origin.setdefault(clean, entry.name)
             if entry.kind in ("symlink", "hardlink"):
                 self._check_link(entry, clean)
             if entry.kind != "file" and entry.kind != "dir":
@@ -262,6 +275,9 @@ class Archive:
                 raise TargetError(f"{path}: expands past {_amount(MAX_TOTAL_BYTES)}; refusing to read it")
             self.files[clean] = entry.size
             self._data[clean] = entry.data
+        shadowed = sorted(self.dirs.intersection(self.files))
+        if shadowed:
+            raise self._refuse(f"refusing {shadowed[0]!r}: it is both a file and a folder in the archive")
         self._listing = self._index()
         self._sorted: tuple[list[str], list[str]] | None = None
 
@@ -271,6 +287,12 @@ class Archive:
 
     def _zip_entries(self) -> list[_Entry]:
         self._file = _open_regular(self.path)
+        members, directory = _zip_directory(self._file.fileno())
+        if members > MAX_MEMBERS:
+            raise TargetError(f"{self.path}: {members} members, more than the {MAX_MEMBERS} allowed")
+        if directory > MAX_CENTRAL_DIRECTORY:
+            raise TargetError(f"{self.path}: a central directory of {_amount(directory)}, more than the "
+                              f"{_amount(MAX_CENTRAL_DIRECTORY)} allowed")
         self._zip = zipfile.ZipFile(_Window(self._file.fileno()))
         infos = self._zip.infolist()
         if len(infos) > MAX_MEMBERS:
@@ -283,7 +305,7 @@ class Archive:
         headers = _Window(fd, max_read=MAX_HEADER_RECORD)
         tar = tarfile.TarFile(fileobj=headers, tarinfo=_TarInfo)  # type: ignore[arg-type]
         entries: list[_Entry] = []
-        while (member := tar.next()) is not None:
+        while (member := tar.next()) is not None:  # tarfile stops at the first header it cannot read
             if member.size < 0:
                 raise TargetError(f"{self.path}: refusing {member.name!r}: it declares a negative size")
             if len(entries) == MAX_MEMBERS:
@@ -293,6 +315,9 @@ class Archive:
                     else "hardlink" if member.islnk() else "special")
             data = None if member.issparse() else member.offset_data
             entries.append(_Entry(member.name, member.size, kind, member.linkname, data))
+        if not _only_zeros(fd, tar.offset):
+            raise TargetError(f"{self.path}: data follows the end of the archive (a damaged header?); tools that "
+                              "skip damaged headers would extract members this check never sees")
         return entries
 
     def _clean(self, name: str) -> str:
@@ -396,6 +421,35 @@ def _run(names: list[str], folder: str) -> list[str]:
         return list(names)
     # "0" follows "/": every name under folder/ sorts between the two
     return names[bisect.bisect_left(names, f"{folder}/"):bisect.bisect_left(names, f"{folder}0")]
+
+
+def _zip_directory(fd: int) -> tuple[int, int]:
+    """The member count and central directory size a zip's end record declares (its zip64 record's
+    where the classic one overflows), read before the directory itself is parsed; (0, 0) where no
+    end record is found (zipfile then says what is wrong)."""
+    size = os.fstat(fd).st_size
+    tail_start = max(0, size - (22 + 0xFFFF))
+    tail = _pread(fd, size - tail_start, tail_start)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) < at + 22:
+        return 0, 0
+    members, directory = struct.unpack_from("<HI", tail, at + 10)
+    locator = at - 20
+    if (members == 0xFFFF or directory == 0xFFFFFFFF) and locator >= 0 and tail[locator:locator + 4] == b"PK\x06\x07":
+        (record_at,) = struct.unpack_from("<Q", tail, locator + 8)
+        record = _pread(fd, 56, record_at)
+        if len(record) == 56 and record.startswith(b"PK\x06\x06"):
+            members, directory = struct.unpack_from("<QQ", record, 32)
+    return members, directory
+
+
+def _only_zeros(fd: int, offset: int) -> bool:
+    """Whether everything from `offset` to the end of the file is zero bytes (a tar's end blocks and padding)."""
+    while chunk := _pread(fd, _CHUNK, offset):
+        if chunk.count(0) != len(chunk):
+            return False
+        offset += len(chunk)
+    return True
 
 
 def _zip_kind(info: zipfile.ZipInfo) -> str:

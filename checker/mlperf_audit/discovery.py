@@ -64,6 +64,7 @@ class Code:
     LINKED_FOLDER = "PKG004"
     LINK_OUTSIDE = "PKG021"
     NOT_A_SUBMISSION = "PKG022"
+    SUBMISSION_AT_ROOT = "PKG023"
     BAD_NAME = "PKG015"
     FILE_TOO_BIG = "PKG016"
     SYSTEM_JSON_INVALID = "SYS001"
@@ -408,6 +409,16 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
     for name, folder in folders:
         if name.startswith("."):
             continue  # hidden folders (.git, .github) are the repository's own, never a submission
+        if name in SUBMISSION_FOLDERS:
+            walker.issues.append(Issue(
+                Code.SUBMISSION_AT_ROOT,
+                f"'{name}/' lies at the root of a results repository, beside submitter folders: the files of a "
+                "submission at the root are not checked as one",
+                walker.display(folder),
+                hint="A results repository holds one folder per submitter, each with its own systems/, results/ "
+                "and benchmarks/; move this folder into the submitter's folder it belongs to.",
+            ))
+            continue
         walker.issues.append(Issue(
             Code.NOT_A_SUBMISSION,
             f"folder '{name}' holds no results/ or systems/ folder: it is not a submission, and nothing in it "

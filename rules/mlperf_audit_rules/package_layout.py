@@ -150,6 +150,30 @@ class NotASubmission(IssueRule):
     scope = "tree"
 
 
+class SubmissionFolderAtRoot(IssueRule):
+    """A `results/`, `systems/` or `benchmarks/` folder lies at the root of a results repository.
+
+    What it checks: that the root of a results repository (one folder per submitter) holds no
+    folder of a submission's own layout. A PATH with both is read as a repository, so that its
+    submitters are checked; what the root's own `results/` holds is then not checked at all.
+
+    Why it matters: such a layout is either a submission copied into the wrong place or a decoy:
+    a folder beside an unchecked submission that turns it into a "repository" whose only
+    submitter holds nothing. Either way a result is published that no check has read.
+
+    Example: `results/`, `systems/` and `Decoy/systems/README` at the top of an upload.
+
+    How to fix: move the folder into the submitter's folder it belongs to (or, for a single
+    submission, remove the other folders and check it alone).
+    """
+
+    code = Code.SUBMISSION_AT_ROOT
+    name = "submission-folder-at-root"
+    summary = "A results/, systems/ or benchmarks/ folder at the root of a repository is not checked."
+    severity = Severity.ERROR
+    scope = "tree"
+
+
 class ScalingJsonInvalid(IssueRule):
     """`scaling.json` in a benchmark folder is unreadable or holds no numeric `scaling_factor`.
 
@@ -624,7 +648,8 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
 
 
 RULES: list[type[Rule]] = [
-    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, NotASubmission, ScalingJsonInvalid,
+    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, NotASubmission, SubmissionFolderAtRoot,
+    ScalingJsonInvalid,
     UnknownBenchmarkFolder, BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
     UnknownDirective, TooManyFailedRuns,
 ]

@@ -339,3 +339,57 @@ def test_member_names_are_shown_visibly_and_match_their_folder(cli, tmp_path):
     assert "Sub/results/sys/ssd/result_\\x1b[2J.txt" in paths
     assert any("\\x1b]0;title\\x07" in path for path in paths)
     assert not any("\x1b" in json.dumps(f, ensure_ascii=False) for f in reported)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the check reads must be what extraction gives (second red-team pass)
+# ---------------------------------------------------------------------------------------------
+
+def test_two_members_of_one_name_once_cleaned_are_refused(cli, tmp_path):
+    """A broken log, then a clean copy named with backslashes: the check read the clean one,
+    `unzip` on Unix extracts the broken one to the real path."""
+    archive = tmp_path / "backslashes.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("Sub/systems/sys.json", "{}")
+        out.writestr("Sub/results/sys/ssd/result_0.txt", ":::MLLOG {broken\n")
+        out.writestr("Sub\\results\\sys\\ssd\\result_0.txt", ":::MLLOG {}\n")
+    assert "under the same name" in refused(cli, archive)
+    repeated = tmp_path / "repeated.tar"
+    repeated.write_bytes(submission_tar(tar_member("Sub/results/sys/ssd/result_0.txt", b"a\n"),
+                                        tar_member("Sub/results/sys/./ssd/result_0.txt", b"b\n")))
+    assert "under the same name" in refused(cli, repeated)
+
+
+def test_a_member_hidden_after_a_damaged_header_is_refused(cli, tmp_path):
+    """tarfile stops at the first header it cannot read; GNU tar skips it and extracts what follows."""
+    archive = tmp_path / "hidden.tar"
+    body = submission_tar(tar_member("Sub/results/sys/ssd/result_0.txt", b"clean\n"))[:-2 * tarfile.BLOCKSIZE]
+    archive.write_bytes(body + b"\x7f" * tarfile.BLOCKSIZE + tar_member("Sub/results/sys/ssd/result_1.txt", b"x\n")
+                        + tar_end())
+    assert "data follows the end of the archive" in refused(cli, archive)
+
+
+def test_a_member_that_is_both_a_file_and_a_folder_is_refused(cli, tmp_path):
+    archive = tmp_path / "shadow.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        out.writestr("Sub/systems/sys.json", "{}")
+        out.writestr("Sub/results", "not a folder")
+        out.writestr("Sub/results/sys/ssd/result_0.txt", ":::MLLOG {}\n")
+    assert "both a file and a folder" in refused(cli, archive)
+
+
+@pytest.mark.parametrize("members, directory", [(300_000, 1 << 20), (10, 65 << 20)])
+def test_a_zip_declaring_too_many_members_or_too_big_a_directory_is_refused_before_parsing(
+        cli, tmp_path, monkeypatch, members, directory):
+    """A 66 MB zip of 1,000,000 directory entries took 11.6 s and 580 MB before its refusal."""
+    archive = fixture_zip(tmp_path / "big.zip")
+    data = bytearray(archive.read_bytes())
+    end = data.rfind(b"PK\x05\x06")
+    struct.pack_into("<HHI", data, end + 8, 0xFFFF, 0xFFFF, 0xFFFFFFFF)  # classic fields overflow: zip64 rules
+    record = b"PK\x06\x06" + struct.pack("<QHHIIQQQQ", 44, 45, 45, 0, 0, members, members, directory, 0)
+    locator = b"PK\x06\x07" + struct.pack("<IQI", 0, end, 1)
+    archive.write_bytes(bytes(data[:end]) + record + locator + bytes(data[end:]))
+    parsed = []
+    monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", lambda self: parsed.append(1))
+    message = refused(cli, archive)
+    assert ("300000 members" in message if members > 10 else "central directory" in message) and not parsed
