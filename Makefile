@@ -14,7 +14,7 @@ $(STAMP): $(BIN)/python pyproject.toml plugins/mlperf-audit-example/pyproject.to
 	$(BIN)/python -m pip install --quiet -e '.[test]' -e plugins/mlperf-audit-example
 	touch $(STAMP)
 
-# Check the bundled fixture package whose findings are deliberate (fixtures/README.md);
+# Check the bundled fixture package whose findings are deliberate (fixtures/generate.py says which);
 # --fail-on never: the demo shows the report and exits 0.
 demo: $(STAMP)
 	$(BIN)/mlperf-audit check fixtures/packages/demo --fail-on never

@@ -2,7 +2,9 @@
 
 A rule pack is a module with a `mlperf_audit_register_rules` hook implementation that returns
 rule classes; the engine instantiates the selected ones and calls `check` on every target of the
-rule's scope. Rules never do I/O: they read the model and yield findings.
+rule's scope. Rules read the parsed model and yield findings; they never write. A few read files
+of the package that the model only lists (the REP rules read implementation files, through the
+listed entries, never a path of their own making).
 """
 
 from __future__ import annotations

@@ -620,13 +620,14 @@ def _rule_name(family: Family) -> str:
 def _make_rule(code: str, family: Family, versions: dict[str, list[str]]) -> type[Rule]:
     key_text = " or ".join(repr(k) for k in family.key.split("|")) if family.kind == "ALTERNATIVES" else family.key
     summary_text, what = _KIND_TEXT[family.kind]
-    summary = f"{family.config}: " + summary_text.format(key=key_text if family.kind == "ALTERNATIVES" else family.key)
+    problem = summary_text.format(key=key_text if family.kind == "ALTERNATIVES" else family.key)
+    summary = f"{family.config}: {problem}"
     rules_text = "\n".join(
         f"    - training {version}: " + ("; ".join(f"`{e}`" for e in exprs) if exprs else "(no expression)")
         for version, exprs in sorted(versions.items())
     )
     doc = (
-        f"{summary_text[0].upper()}{summary_text[1:]} ({family.config}.yaml).\n\n"
+        f"{problem[0].upper()}{problem[1:]} ({family.config}.yaml).\n\n"
         f"What it checks: {what.format(key=key_text if family.kind == 'ALTERNATIVES' else family.key)}, as "
         f"`{family.config}.yaml` of the official compliance checker says:\n\n{rules_text}\n\n"
         f"Why it matters: this is the official compliance verdict (mlperf-logging's rule files, run with the "
@@ -641,7 +642,7 @@ def _make_rule(code: str, family: Family, versions: dict[str, list[str]]) -> typ
         "__module__": __name__,
         "code": code,
         "name": _rule_name(family),
-        "summary": summary if len(summary) < 120 else summary[:117] + "...",
+        "summary": summary,
         "severity": severity,
         "scope": "run",
         "rulesets": frozenset(f"{rulesets.USAGE}-{v}" for v in versions),
