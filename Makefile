@@ -19,6 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml plugins/mlperf-audit-example/pyproject.to
 demo: $(STAMP)
 	$(BIN)/mlperf-audit check fixtures/packages/demo --fail-on never
 
+# The gates (mypy, ruff lint) run inside pytest: tests/test_gates.py.
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
@@ -27,4 +28,4 @@ fixtures: $(STAMP)
 	$(BIN)/python fixtures/generate.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache

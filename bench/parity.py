@@ -14,6 +14,7 @@ ROOT is a results repository (one folder per submitter); it defaults to the real
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import re
@@ -26,8 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tabulate import tabulate
-
-import csv
 
 from mlperf_audit.api import check, score
 from mlperf_audit.config import Config

@@ -18,7 +18,6 @@ from mlperf_audit import rulesets
 from mlperf_audit.cache import ParseCache
 from mlperf_audit.parser import parse_log
 from mlperf_audit_rules import rcp
-
 from test_hostile import LINE
 
 

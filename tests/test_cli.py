@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from importlib import resources
+from pathlib import Path
 
 import jsonschema
 import pytest

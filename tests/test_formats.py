@@ -9,7 +9,7 @@ from xml.etree import ElementTree
 import jsonschema
 import pytest
 
-from mlperf_audit.formats.ci import MARKDOWN_LIMIT, render_github, render_markdown
+from mlperf_audit.formats.ci import MARKDOWN_LIMIT, render_github
 
 SARIF_SCHEMA = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
 
@@ -59,9 +59,10 @@ def test_junit_has_a_case_per_run_and_fails_the_broken_folder(cli, fixtures):
 
 
 def test_github_commands_are_escaped(cli, fixtures, monkeypatch):
+    import dataclasses
+
     from mlperf_audit.api import check
     from mlperf_audit.config import Config
-    import dataclasses
 
     report = check(fixtures / "broken" / "malformed-json", Config(select=("LOG005",)))
     finding = dataclasses.replace(report.findings[0], message="50% done,\nnext: line", path="a,b:c/result_0.txt")

@@ -8,18 +8,17 @@ import shutil
 
 import pytest
 
+from conftest import FIXTURES
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit_rules.history import later_check, later_checks
-
-from conftest import FIXTURES
 
 CLEAN = FIXTURES / "clean"
 
 
 def test_every_later_check_names_its_rule_commit_and_round(host) -> None:
     codes = {rule.code for rule in host.rules}
-    for check_id, entry in later_checks().items():
+    for entry in later_checks().values():
         assert any(code.startswith(entry.rule) for code in codes) and entry.commit and entry.date[:2] == "20" and entry.since.startswith("training-")
     assert later_check("seed-always-logged", "training-4.0.0") is not None
     assert later_check("seed-always-logged", "training-4.1.0") is None

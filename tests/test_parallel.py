@@ -10,12 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES, POWER_SAMPLE, SAMPLE
 from mlperf_audit.api import check, score
 from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
-
-from conftest import FIXTURES, POWER_SAMPLE, SAMPLE
-
 
 
 def _packages() -> list[Path]:

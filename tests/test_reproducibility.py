@@ -10,11 +10,12 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit_rules import sources
-
 from test_cli import validate_report
 from test_formats import sarif_schema
 
@@ -171,8 +172,6 @@ def test_odd_benchmarks_folders_never_crash(package, host, shape):
     else:
         assert "PKG004" in codes and "REP002" not in codes
 
-
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 SHELLISH = st.lists(st.sampled_from([
     "export A=1", "B=${B:-2}", "if [[ x ]]; then", "fi", "source config_common.sh", "export C=$(( 1 + 2 ))",

@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import FIXTURES, published_rounds
 from mlperf_audit import rulesets
 from mlperf_audit.api import check, resolve_ruleset
 from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
 from mlperf_audit_rules import compliance
-
-from conftest import FIXTURES, published_rounds
-
 
 
 def test_every_shipped_round_from_1_0_is_supported() -> None:
@@ -49,7 +47,7 @@ def test_publication_days_are_ordered() -> None:
 def test_infer_from_benchmarks_and_the_newest_run(tmp_path, benchmarks, day, expected) -> None:
     logs = []
     if day:
-        when = datetime.datetime.fromisoformat(day).replace(tzinfo=datetime.timezone.utc).timestamp() * 1000
+        when = datetime.datetime.fromisoformat(day).replace(tzinfo=datetime.UTC).timestamp() * 1000
         log = tmp_path / "result_0.txt"
         log.write_text(':::MLLOG {"key": "init_start", "value": null, "time_ms": %d, "event_type": "INTERVAL_START", '
                        '"metadata": {}}\n' % when)

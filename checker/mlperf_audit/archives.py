@@ -44,7 +44,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import IO, Any, BinaryIO, Callable
 
 from .errors import TargetError
 
@@ -63,7 +63,7 @@ MAX_CENTRAL_DIRECTORY = 64 << 20
 SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 
 _CHUNK = 1 << 20
-_COMPRESSED_TAR: tuple[tuple[bytes, Callable[[Any], BinaryIO]], ...] = (
+_COMPRESSED_TAR: tuple[tuple[bytes, Callable[[Any], io.BufferedIOBase]], ...] = (
     (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw, mode="rb")),
     (b"BZh", lambda raw: bz2.BZ2File(raw)),
     (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw)),
@@ -139,7 +139,7 @@ class _ZipMemberStream(io.RawIOBase):
     """A zip member's bytes, which end where the member declares: a decoding error, and fewer bytes than
     declared, are an `OSError`."""
 
-    def __init__(self, stream: zipfile.ZipExtFile, declared: int) -> None:
+    def __init__(self, stream: IO[bytes], declared: int) -> None:  # a zipfile.ZipExtFile
         super().__init__()
         self._stream, self._declared = stream, declared
 
@@ -191,7 +191,8 @@ class _TarInfo(tarfile.TarInfo):
             if len(block) < tarfile.BLOCKSIZE:
                 raise tarfile.ReadError("the archive ends inside a sparse member's map")
             extended = bool(block[504])
-        self.sparse = []
+        # typeshed declares `sparse` as bytes | None; tarfile keeps a list of (offset, size) pairs there
+        self.sparse = []  # type: ignore[assignment]
         self.offset_data = archive.fileobj.tell()
         archive.offset = self.offset_data + self._block(self.size)  # type: ignore[attr-defined]
         self.size = real_size
@@ -199,7 +200,8 @@ class _TarInfo(tarfile.TarInfo):
 
     def _proc_gnusparse_10(self, next: tarfile.TarInfo, pax_headers: dict[str, str],
                            archive: tarfile.TarFile) -> None:
-        next.sparse = []  # its map opens its data, and the next header's offset does not depend on it
+        # (a list, as above) its map opens its data, and the next header's offset does not depend on it
+        next.sparse = []  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -310,7 +312,8 @@ class Archive:
                 raise TargetError(f"{self.path}: refusing {member.name!r}: it declares a negative size")
             if len(entries) == MAX_MEMBERS:
                 raise TargetError(f"{self.path}: more than the {MAX_MEMBERS} members allowed")
-            tar.members.clear()  # indexed here: tarfile need not keep every header as well
+            # indexed here: tarfile need not keep every header as well (`members` is not in typeshed)
+            tar.members.clear()  # type: ignore[attr-defined]
             kind = ("dir" if member.isdir() else "file" if member.isfile() else "symlink" if member.issym()
                     else "hardlink" if member.islnk() else "special")
             data = None if member.issparse() else member.offset_data

@@ -301,7 +301,7 @@ class ParseCache:
     def size(self) -> tuple[int, int]:
         """Parsed files held, and the bytes of every regular file held (old RCP statistics included)."""
         count = total = 0
-        for folder, folder_fd, name, info in self._files():
+        for folder, _folder_fd, _name, info in self._files():
             count += folder == SUBFOLDER
             total += info.st_size
         return count, total

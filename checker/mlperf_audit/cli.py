@@ -16,8 +16,7 @@ from typing import Any, Sequence
 
 from tabulate import tabulate
 
-from . import __version__
-from . import compare, scores, waivers
+from . import __version__, compare, scores, waivers
 from .api import check, score, scored
 from .cache import ParseCache, default_directory
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, Config, load_config
@@ -364,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse exits 2 on usage errors and 0 for --help/--version
         return int(exit_.code or 0)
     try:
-        handler = COMMANDS.get(args.command) or getattr(args, "handler")
+        handler = COMMANDS.get(args.command) or args.handler
         return int(handler(args, host))
     except PluginError as error:
         _say(f"plugin error:\n{visible(str(error), keep_newlines=True)}")

@@ -21,13 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import ConfigError
-from . import cache
+from . import cache, rulesets
 from .cache import default_directory
+from .errors import ConfigError
 from .model import Severity
 from .safety import visible
-
-from . import rulesets
 
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.CHOICES
@@ -295,12 +293,13 @@ def load_config(
         elif config.cache_dir is None:
             config = replace(config, cache_dir=str(default_directory()))
         assert config.cache_dir is not None
+        cache_directory = Path(config.cache_dir)
         # The tool never writes into the package it checks (a file or an archive holds no cache).
-        if target.is_dir() and _inside(Path(config.cache_dir), target):
+        if target.is_dir() and _inside(cache_directory, target):
             notes.append(f"the cache directory {config.cache_dir} is inside the checked PATH; no cache was used")
             config = replace(config, cache_dir=None)
         else:
-            refused = cache.secure_directory(Path(config.cache_dir))
+            refused = cache.secure_directory(cache_directory)
             if refused:
                 notes.append(f"the cache directory {config.cache_dir} was not used: {refused}")
                 config = replace(config, cache_dir=None)

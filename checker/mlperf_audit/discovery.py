@@ -13,6 +13,7 @@ print and encode it; `FileEntry.fs_path` keeps the real path, the only one ever 
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import re
@@ -243,7 +244,7 @@ class _Walker:
             "files inside the package.",
         )
 
-    def skipped_links(self) -> list[str]:
+    def skipped_links(self) -> builtins.list[str]:  # `list` in this class is the method above
         """Display paths of the links found and not followed (folders, files leading out of PATH)."""
         return [issue.path for issue in self.issues if issue.code in (Code.LINKED_FOLDER, Code.LINK_OUTSIDE)]
 
@@ -429,7 +430,8 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
         ))
 
 
-def _submission(walker: _Walker, folder: Path, name: str) -> Submission:
+def _submission(walker: _Walker, folder: Any, name: str) -> Submission:
+    """`folder`: a Path, or a folder's name inside an archive (`_ArchiveWalker`)."""
     systems: list[SystemDescription] = []
     if walker.is_dir(walker.join(folder, "systems")):
         for entry in walker.list(walker.join(folder, "systems")).files:
@@ -473,7 +475,7 @@ def _collect(walker: _Walker, folder: Any, depth: int, files: list[FileEntry]) -
     """Lists files breadth-first down to `depth` folders; True if it stopped at the cap."""
     level = [folder]
     for _ in range(depth + 1):
-        following = []
+        following: list[Any] = []
         for current in level:
             listing = walker.list(current)
             files.extend(listing.files)

@@ -18,6 +18,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+from .cache import ParseCache
 from .config import Config
 from .errors import PluginError, SelectionError
 from .hookspecs import hookimpl
@@ -33,7 +34,6 @@ from .model import (
     Tree,
     open_binary,
 )
-from .cache import ParseCache
 from .parser import parse_log
 from .rule import SCOPES, Rule, Scope
 

@@ -29,7 +29,7 @@ directly; every finding it returns must carry the code of a registered rule.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar, overload
 
 import pluggy
 
@@ -46,9 +46,31 @@ if TYPE_CHECKING:
 PROJECT = "mlperf_audit"
 _F = TypeVar("_F", bound=Callable[..., object])
 
+
+class _HookimplMarker(Protocol):
+    """`pluggy.HookimplMarker`, typed so that a marked function keeps its signature: used bare
+    (``@hookimpl``) or with options (``@hookimpl(trylast=True)``)."""
+
+    @overload
+    def __call__(self, function: _F) -> _F: ...
+
+    @overload
+    def __call__(
+        self,
+        function: None = None,
+        *,
+        hookwrapper: bool = False,
+        optionalhook: bool = False,
+        tryfirst: bool = False,
+        trylast: bool = False,
+        specname: str | None = None,
+        wrapper: bool = False,
+    ) -> Callable[[_F], _F]: ...
+
+
 hookspec = pluggy.HookspecMarker(PROJECT)
 #: Decorator that marks a plugin's hook implementation; keeps the function's signature for mypy.
-hookimpl: Callable[[_F], _F] = pluggy.HookimplMarker(PROJECT)
+hookimpl: _HookimplMarker = pluggy.HookimplMarker(PROJECT)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,9 +11,12 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .safety import visible
+
+if TYPE_CHECKING:
+    from .archives import ArchiveMember
 
 
 class Severity(enum.Enum):
@@ -117,7 +120,7 @@ class FileEntry:
     """A file found by discovery; `fs_path` is where to read it, `path` how to show it."""
 
     path: str
-    fs_path: Path = field(compare=False, repr=False)
+    fs_path: Path | ArchiveMember = field(compare=False, repr=False)
     size_bytes: int = 0
 
 
@@ -300,7 +303,7 @@ class Finding:
         computed on the text as shown (`safety.visible`), so a finding and its escaped copy in the
         report have one fingerprint."""
         message = re.sub(r"\blines? [\d, .]+(and \d+ more)?", "line", visible(self.message))
-        digest = hashlib.sha256(f"{self.rule}|{visible(self.path or '')}|{message}".encode("utf-8")).hexdigest()
+        digest = hashlib.sha256(f"{self.rule}|{visible(self.path or '')}|{message}".encode()).hexdigest()
         return digest[:32]
 
     def sort_key(self) -> tuple[Any, ...]:

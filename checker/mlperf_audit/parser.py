@@ -18,10 +18,13 @@ import math
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from .cache import ParseCache, Parsed
 from .model import Issue, LogEvent, Run, open_binary
+
+if TYPE_CHECKING:
+    from .archives import ArchiveMember
 
 TOKEN = b":::MLLOG "
 
@@ -132,7 +135,7 @@ def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
 
 
 def parse_log(
-    fs_path: Path | str,
+    fs_path: Path | str | ArchiveMember,
     display_path: str,
     *,
     submitter: str | None = None,
@@ -156,7 +159,7 @@ def parse_log(
 
 
 def _parse_log(
-    fs_path: Path | str, display_path: str, submitter: str | None, system: str | None, benchmark: str | None,
+    fs_path: Path | str | ArchiveMember, display_path: str, submitter: str | None, system: str | None, benchmark: str | None,
     cache: ParseCache | None,
 ) -> Run:
     context = {"submitter": submitter, "system": system, "benchmark": benchmark}

@@ -181,11 +181,11 @@ def _first_time_ms(source: Any) -> float | None:
 def _dated(files: Iterable[Any]) -> datetime.date | None:
     """The day of the newest run: a package may reuse older runs (v4.1 NVIDIA results logged in
     April 2024), never newer ones; a clock set in the future is not believed."""
-    now = datetime.datetime.now(datetime.timezone.utc).timestamp() * 1000
+    now = datetime.datetime.now(datetime.UTC).timestamp() * 1000
     times = [t for t in map(_first_time_ms, files) if t is not None and t <= now]
     if not times:
         return None
-    return datetime.datetime.fromtimestamp(max(times) / 1000, datetime.timezone.utc).date()
+    return datetime.datetime.fromtimestamp(max(times) / 1000, datetime.UTC).date()
 
 
 def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inference:

@@ -221,7 +221,7 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
         rates = {id(s): work_rate(s) for s in group}
         for s in sorted(group, key=lambda s: (s.score_minutes is None, s.score_minutes or 0)):
             rate = rates[id(s)]
-            peers = [rates[id(p)] for p in group if p is not s and _model(p) == _model(s) and rates[id(p)]]
+            peers = [peer for p in group if p is not s and _model(p) == _model(s) and (peer := rates[id(p)])]
             relative = rate / statistics.median(peers) if rate and peers else None
             accelerator = hardware.match(str(s.system_info.get("accelerator_model_name", "")))
             model = hardware.WORK.get(benchmark)

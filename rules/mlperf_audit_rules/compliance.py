@@ -31,9 +31,9 @@ from typing import Any, Iterable, Sequence
 import yaml
 
 from mlperf_audit import Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit.engine import CheckContext
 
 from .history import LaterCheck, later_check
-from mlperf_audit.engine import CheckContext
 
 CODES_FILE = "data/compliance_codes.json"
 KINDS = ("REQ", "REPEATED", "CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK", "ALTERNATIVES", "CODE", "BEGIN", "END",
@@ -448,7 +448,7 @@ def _stale_allow_list(version: str, config: ConfigFile) -> bool:
 @cache
 def _keys_of_round(version: str) -> frozenset[str]:
     """Every key a rule file of the round has a record for (others never affect a verdict)."""
-    round_ = rulesets.get(f"{rulesets.USAGE}-{version}")
+    rulesets.get(f"{rulesets.USAGE}-{version}")  # raises ValueError for a round that is not supported
     keys: set[str] = {"eval_accuracy"}  # read by stable_diffusion's BEGIN block
     for file_version, name in rule_files_of_round(version):
         config = load_config(file_version, name)

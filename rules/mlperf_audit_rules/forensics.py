@@ -406,6 +406,7 @@ class PlatformMismatch(Rule):
             event = run.first("submission_platform")
             logged = hardware.family_of_text(event.value) if event is not None else None
             if event is not None and logged is not None and logged != described:
+                assert description is not None  # `described` comes from it
                 yield self.finding(f"submission_platform {event.value!r} names {logged}, the system description "
                                    f"{description.get('accelerator_model_name')!r}", path=run.path, line=event.line)
                 return

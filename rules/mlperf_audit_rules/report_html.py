@@ -33,8 +33,8 @@ from mlperf_audit.engine import CheckContext, load_benchmark
 from mlperf_audit.errors import TargetError
 from mlperf_audit.plugins import PluginHost
 from mlperf_audit.report import Report
-from mlperf_audit.safety import OutputError, html_text, output_path, visible, write_text
 from mlperf_audit.rule import SCOPES
+from mlperf_audit.safety import OutputError, html_text, output_path, visible, write_text
 from mlperf_audit.scores import BenchmarkScore
 from mlperf_audit_rules import compliance, hardware
 from mlperf_audit_rules.plausibility import CEILING, accelerators, run_work, utilisation
@@ -309,8 +309,8 @@ def folder_plots(target: Path, host: PluginHost, config: Any, scores: list[Bench
             svgs.append(times_svg(by_path[folder.path]))
         count, accelerator = accelerators(context.system_description(result.submitter, result.system))
         if count and accelerator and result.benchmark in hardware.WORK:
-            values = [utilisation(work, result.benchmark, count, accelerator) for work in run_work(result, version)]
-            values = [v for v in values if v is not None]
+            computed = [utilisation(work, result.benchmark, count, accelerator) for work in run_work(result, version)]
+            values = [v for v in computed if v is not None]
             if values:
                 svgs.append(utilisation_svg(max(values), CEILING[result.benchmark],
                                             f"highest run: {max(values):.1%} of {accelerator.model}'s peak"))

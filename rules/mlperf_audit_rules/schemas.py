@@ -6,7 +6,7 @@ import json
 import reprlib
 from functools import cache
 from importlib import resources
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -56,7 +56,8 @@ def describe(error: ValidationError) -> str:
         wanted = wanted or "a positive integer, as a JSON number or a string of digits"
         return f"{shown(error.instance)} is not {wanted}"
     if error.validator == "enum":
-        return f"{shown(error.instance)} is not one of {', '.join(repr(v) for v in error.validator_value)}"
+        allowed = cast("list[Any]", error.validator_value)  # set (to the schema's `enum`) by the validator that failed
+        return f"{shown(error.instance)} is not one of {', '.join(repr(v) for v in allowed)}"
     message = error.message
     if isinstance(error.instance, (list, dict, str)):  # jsonschema quotes the whole value: shorten it
         whole = repr(error.instance)

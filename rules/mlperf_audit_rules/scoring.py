@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import fnmatch
 import io
-import math
 import json
+import math
 import os
 import posixpath
 import re
@@ -267,6 +267,7 @@ def _sibling(result: BenchmarkResult, *parts: str) -> Any:
     if folder is not None:
         return folder.joinpath(*parts)
     anchor = result.folder.result_files[0].fs_path
+    assert isinstance(anchor, ArchiveMember)  # no folder on disk: the result files are archive members
     name = posixpath.join(posixpath.dirname(anchor.name), *parts)
     return anchor.archive.member(name) if name in anchor.archive.files else None
 
@@ -395,8 +396,8 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     runs: list[RunScore] = []
     notes: list[str] = []
     for run in result.runs:
-        score, deviation = run_score(run, context, version)
-        runs.append(score)
+        run_scored, deviation = run_score(run, context, version)
+        runs.append(run_scored)
         if deviation:
             notes.append(deviation)
     drop = round_.olympic_drop(result.benchmark)

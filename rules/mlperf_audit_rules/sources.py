@@ -409,7 +409,7 @@ def trace(folder: BenchmarkFolder, submission: Submission, logged_batch: float |
         tokens = {normalized(t) for t in re.split(r"[_\-.\s]+", system) if t}
 
         def score(implementation: Implementation) -> tuple[int, list[str]]:
-            points, why = 0, []
+            points, why = 0, list[str]()
             if any(_names_system(entry, system) for entry in config_files(implementation)):
                 points, why = points + 3, why + ["a launch configuration is named after the system"]
             if normalized(implementation.name) in tokens:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from mlperf_audit import (BenchmarkResult, Finding, IssueRule, LogEvent, Rule, Run, Severity, SystemDescription,
-                          hookimpl)
+from mlperf_audit import BenchmarkResult, Finding, IssueRule, LogEvent, Rule, Run, Severity, SystemDescription, hookimpl
 from mlperf_audit.discovery import Code
 from mlperf_audit.engine import CheckContext
 from mlperf_audit_rules import schemas

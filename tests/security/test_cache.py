@@ -94,8 +94,9 @@ class _Marker:
 def _old_rcp_entries(cache_dir: Path) -> list[Path]:
     """The names under which versions before the fix read their pickled RCP statistics: predictable."""
     import numpy as np
-    from mlperf_audit import rulesets
     from mlperf_logging.rcp_checker import rcp_checker
+
+    from mlperf_audit import rulesets
 
     names = []
     for name in rulesets.SUPPORTED:

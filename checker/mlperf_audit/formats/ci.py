@@ -60,7 +60,7 @@ def render_sarif(report: Report) -> str:
             if finding.line:
                 location["region"] = {"startLine": finding.line}
             result["locations"] = [{"physicalLocation": location}]
-        related = []
+        related: list[dict[str, Any]] = []
         for other, line in finding.related:
             uri = report.repository_path(other)
             if uri is not None:
