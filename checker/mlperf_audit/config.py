@@ -25,7 +25,6 @@ from . import cache, rulesets
 from .cache import default_directory
 from .errors import ConfigError
 from .model import Severity
-from .safety import visible
 
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.CHOICES
@@ -94,25 +93,20 @@ def repository_root(target: Path) -> Path | None:
 def in_tree(path: Path, target: Path) -> str | None:
     """Why `path` is tree configuration for a check of `target` (None: it is not). A linked file
     counts where it lies as well as where it points: the tree chose both."""
-    written = Path(os.path.abspath(path))
-    if _inside(path, target) or _inside_as_written(written, target):
+    if _lies_in(path, target):
         return "inside the checked PATH"
     repository = repository_root(target)
-    if repository is not None and (_inside(path, repository) or _inside_as_written(written, repository)):
+    if repository is not None and _lies_in(path, repository):
         return "inside the repository that holds the checked PATH"
     return None
 
 
-def _inside_as_written(path: Path, root: Path) -> bool:
-    """`path` (absolute, links not resolved) under `root` as written or as resolved."""
+def _lies_in(path: Path, root: Path) -> bool:
+    """`path` under `root` (a file root: its folder), each taken as written or through its links."""
     base = root if root.is_dir() else root.parent
-    for folder in {Path(os.path.abspath(base)), base.resolve()}:
-        try:
-            path.relative_to(folder)
-            return True
-        except ValueError:
-            continue
-    return False
+    folders = {Path(os.path.abspath(base)), base.resolve()}
+    return any(place.is_relative_to(folder) for place in (Path(os.path.abspath(path)), path.resolve())
+               for folder in folders)
 
 
 #: What tree configuration may do: make checks stricter, never relax or redirect them.
@@ -138,7 +132,7 @@ def _stricter_only(config: Config, table: dict[str, Any], where: Path) -> tuple[
 
 def _fail_rank(value: str) -> int:
     """Lower is stricter: `info` fails on the most findings, `never` on none."""
-    return {"info": 0, "warning": 1, "error": 2, "never": 3}[value]
+    return len(Severity) + 1 if value == "never" else Severity.parse(value).rank
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as stream:
@@ -303,4 +297,4 @@ def load_config(
             if refused:
                 notes.append(f"the cache directory {config.cache_dir} was not used: {refused}")
                 config = replace(config, cache_dir=None)
-    return replace(config, notes=tuple(visible(note) for note in notes))
+    return replace(config, notes=tuple(notes))  # shown visibly where they are printed (report, cli)

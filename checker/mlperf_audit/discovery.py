@@ -88,8 +88,7 @@ def _quoted_link(path: Path) -> str:
 
 def _inside(path: Path | str, folder: str) -> bool:
     """Whether `path`, resolved through every link, lies in the resolved `folder`."""
-    resolved = os.path.realpath(path)
-    return resolved == folder or resolved.startswith(folder.rstrip(os.sep) + os.sep)
+    return Path(os.path.realpath(path)).is_relative_to(folder)
 
 
 class _Walker:
@@ -345,7 +344,7 @@ def discover(path: str | Path) -> Tree:
     # a folder beside results/ or systems/ that is itself a submitter's makes PATH a repository: a
     # stray `results/` at a repository's root must not turn every submitter into unchecked content
     beside = [name for name, is_dir in names.items() if is_dir and not name.startswith(".")
-              and name not in SUBMISSION_FOLDERS and _holds_submission(target / name)]
+              and name not in SUBMISSION_FOLDERS and holds_submission(target / name)]
     if (names.get("results") or names.get("systems")) and not beside:
         submission = _submission(walker, target, visible(target.resolve().name))
         return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
@@ -394,7 +393,7 @@ def discover(path: str | Path) -> Tree:
 SUBMISSION_FOLDERS = ("results", "systems", "benchmarks")
 
 
-def _holds_submission(folder: Path) -> bool:
+def holds_submission(folder: Path) -> bool:
     """A real (not linked) results/ or systems/ folder inside `folder`."""
     for name in ("results", "systems"):
         try:
@@ -411,23 +410,22 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
         if name.startswith("."):
             continue  # hidden folders (.git, .github) are the repository's own, never a submission
         if name in SUBMISSION_FOLDERS:
-            walker.issues.append(Issue(
+            code, message, hint = (
                 Code.SUBMISSION_AT_ROOT,
                 f"'{name}/' lies at the root of a results repository, beside submitter folders: the files of a "
                 "submission at the root are not checked as one",
-                walker.display(folder),
-                hint="A results repository holds one folder per submitter, each with its own systems/, results/ "
-                "and benchmarks/; move this folder into the submitter's folder it belongs to.",
-            ))
-            continue
-        walker.issues.append(Issue(
-            Code.NOT_A_SUBMISSION,
-            f"folder '{name}' holds no results/ or systems/ folder: it is not a submission, and nothing in it "
-            "is checked",
-            walker.display(folder),
-            hint="A results repository holds one folder per submitter, each with systems/ and results/; move "
-            "the files into the submitter's folder they belong to, or remove the folder.",
-        ))
+                "A results repository holds one folder per submitter, each with its own systems/, results/ and "
+                "benchmarks/; move this folder into the submitter's folder it belongs to.",
+            )
+        else:
+            code, message, hint = (
+                Code.NOT_A_SUBMISSION,
+                f"folder '{name}' holds no results/ or systems/ folder: it is not a submission, and nothing in it "
+                "is checked",
+                "A results repository holds one folder per submitter, each with systems/ and results/; move the "
+                "files into the submitter's folder they belong to, or remove the folder.",
+            )
+        walker.issues.append(Issue(code, message, walker.display(folder), hint=hint))
 
 
 def _submission(walker: _Walker, folder: Any, name: str) -> Submission:

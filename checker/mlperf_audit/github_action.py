@@ -32,6 +32,7 @@ from typing import Any
 
 from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
+from .discovery import holds_submission
 from .errors import AuditError
 from .formats.ci import render_github, render_markdown, render_sarif, workflow_data, workflow_property
 from .plugins import PluginHost
@@ -65,8 +66,9 @@ class Changes:
     links: list[str]  # paths the head records as symbolic links or submodules (git modes 120000, 160000)
 
 
-#: git's modes for what a work tree shows as something other than the file that was committed.
-LINK_MODES = {"120000": "a symbolic link", "160000": "a submodule"}
+#: git's modes of a symbolic link and a submodule: what a work tree shows as something other than
+#: files that were committed.
+LINK_MODES = frozenset({"120000", "160000"})
 
 
 def changes(workspace: Path, root: str, base: str, head: str) -> Changes:
@@ -112,8 +114,10 @@ def trusted_configuration(workspace: Path, commit: str, folder: Path) -> str | N
             data = tomllib.loads(shown.stdout.decode("utf-8"))
         except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
             raise ActionError(f"{name} at {commit[:12]}: not valid TOML: {error}") from None
-        tool = data.get("tool") if name == "pyproject.toml" else None
-        table = tool.get("mlperf-audit") if isinstance(tool, dict) else data if name != "pyproject.toml" else None
+        table: Any = data
+        if name == "pyproject.toml":
+            tool = data.get("tool")
+            table = tool.get("mlperf-audit") if isinstance(tool, dict) else None
         if not isinstance(table, dict):
             continue
         table = dict(table)
@@ -236,8 +240,7 @@ def run() -> int:
 
 def _is_submitter(folder: Path) -> bool:
     """A real (not linked) folder holding a real results/ or systems/ folder."""
-    return folder.is_dir() and not folder.is_symlink() and any(
-        (folder / name).is_dir() and not (folder / name).is_symlink() for name in ("results", "systems"))
+    return folder.is_dir() and not folder.is_symlink() and holds_submission(folder)
 
 
 def _linked_component(workspace: Path, path: Path) -> Path | None:

@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable
 
+from .archives import SUFFIXES as ARCHIVE_SUFFIXES
 from .errors import AuditError
 
 #: Characters never written as they are: C0 and C1 controls, DEL, lone surrogates (undecodable
@@ -50,8 +51,8 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     """`text` with every control, invisible or undecodable character written as a `\\xNN`,
     `\\uNNNN` or `\\UNNNNNNNN` escape, so that it can neither move the cursor, start a line,
     reorder what is shown, fail to encode as UTF-8 (or as XML 1.0) nor hold a legacy workflow
-    command (`##[`). `keep_newlines` keeps line
-    feeds and tabs (for text the tool itself composed over several lines)."""
+    command (`##[`). `keep_newlines` keeps line feeds and tabs (for text the tool itself composed
+    over several lines)."""
     pattern = _NEWLINE_OR_TAB_KEPT if keep_newlines else _HIDDEN
     return pattern.sub(_escape, text)
 
@@ -127,7 +128,7 @@ def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathL
         root = Path(os.path.realpath(target))
         if root.is_dir():
             inside = _within(resolved, root)
-        elif root.name.lower().endswith((".tar.gz", ".tgz", ".tar", ".zip")):
+        elif root.name.lower().endswith(ARCHIVE_SUFFIXES):
             inside = resolved == root
         else:  # a single log: its folder is the package around it
             inside = _within(resolved, root.parent)

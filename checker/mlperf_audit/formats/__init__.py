@@ -35,24 +35,25 @@ def render_json(report: Report) -> str:
 
 def _group_title(key: tuple[str | None, str | None, str | None]) -> str:
     parts = [part for part in key if part]
-    return visible(" / ".join(parts)) if parts else "(whole PATH)"
+    return " / ".join(parts) if parts else "(whole PATH)"
 
 
 def render_text(report: Report) -> str:
     lines = [
         f"mlperf-audit {report.tool_version} · ruleset {report.ruleset} · mlperf-logging {report.mlperf_logging}",
-        f"checked {visible(report.target.path)} ({visible(report.target.describe())})",
+        f"checked {report.target.path} ({visible(report.target.describe())})",
         f"config: {visible(report.config.describe())}",
     ]
-    lines += [f"note: {visible(note)}" for note in report.config.notes]
+    lines += [f"note: {note}" for note in report.config.notes]
     for key, group in groupby(report.findings, key=lambda f: (f.submitter, f.system, f.benchmark)):
         rows = []
         for finding in group:
-            text = visible(finding.message) + (f"\nhint: {visible(finding.hint)}" if finding.hint else "")
+            # the Report already shows every text of a finding visibly (`report.shown`)
+            text = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
             if finding.waived_by:
-                text += f"\nwaived: {visible(finding.waived_by)}"
+                text += f"\nwaived: {finding.waived_by}"
             severity = finding.severity.value + (" (waived)" if finding.waived_by else "")
-            rows.append((visible(finding.location), severity, visible(finding.rule), text))
+            rows.append((finding.location, severity, finding.rule, text))
         lines += ["", _group_title(key)]
         table = tabulate(
             rows,
