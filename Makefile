@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test fixtures bench clean
+.PHONY: demo test fixtures docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 # Regenerate the synthetic fixture packages (byte-identical on every machine).
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/generate.py
+
+# Regenerate the README's rule table and docs/compliance-rules.md from the registered rules
+# (tests/test_generated_docs.py fails when they are stale).
+docs: $(STAMP)
+	$(BIN)/python docs/generate.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache

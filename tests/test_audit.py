@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mlperf_audit_rules import hardware
+from mlperf_audit import hardware
 
 CLAIMS = Path(__file__).parent / "data" / "claims-v4.1-sample.yaml"
 SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())

@@ -27,7 +27,7 @@ def canonical(run) -> tuple:
         run.path, run.size_bytes, run.line_count,
         [(e.key, repr(e.value), e.time_ms if not math.isnan(e.time_ms) else "nan", e.event_type, e.namespace,
           repr(dict(e.metadata)), e.file, e.line) for e in run.events],
-        [(i.code, i.message, i.path, i.line, i.hint) for i in run.issues],
+        [(i.problem, i.message, i.path, i.line, i.hint) for i in run.issues],
     )
 
 

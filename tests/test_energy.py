@@ -31,7 +31,7 @@ import pytest
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
-from mlperf_audit_rules.scoring import listing_order, time_to_train_ms
+from mlperf_audit_rules.summarizer import listing_order, time_to_train_ms
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"

@@ -1,8 +1,10 @@
 """The static gates, run by `make test` like every other test: mypy over checker/ and rules/ with zero
-errors, and ruff's lint over the code (configured in pyproject.toml: [tool.mypy], [tool.ruff])."""
+errors, ruff's lint over the code, and the import contracts that keep the layers (pyproject.toml:
+[tool.mypy], [tool.ruff], [tool.importlinter])."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -22,3 +24,53 @@ def test_mypy_reports_no_error() -> None:
 def test_ruff_lint_reports_nothing() -> None:
     result = _run("ruff", "check", "--no-cache", ".")
     assert result.returncode == 0, f"ruff check failed (exit {result.returncode}):\n{result.stdout}{result.stderr}"
+
+
+def test_import_contracts_are_kept() -> None:
+    """[tool.importlinter]: rule packs never import the engine, the host, the CLI or the commands; the
+    core never imports a pack; the core's modules form layers without a cycle."""
+    result = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, f"import contracts broken:\n{result.stdout}{result.stderr}"
+    assert "3 kept, 0 broken" in result.stdout
+
+
+PUBLIC_API_USERS = [ROOT / "rules" / "mlperf_audit_rules", ROOT / "plugins" / "mlperf-audit-example"]
+
+
+def _core_imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
+    """(line, module, names) of every import of the core (`mlperf_audit...`) in a file."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
+                node.module == "mlperf_audit" or node.module.startswith("mlperf_audit.")):
+            found.append((node.lineno, node.module, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, ()) for alias in node.names
+                      if alias.name == "mlperf_audit" or alias.name.startswith("mlperf_audit.")]
+    return found
+
+
+def test_rule_packs_import_only_the_public_rule_api() -> None:
+    """Built-in packs use exactly what a third-party plugin may: `from mlperf_audit import <name in __all__>`."""
+    import mlperf_audit
+
+    public = set(mlperf_audit.__all__)
+    wrong = []
+    for folder in PUBLIC_API_USERS:
+        for path in sorted(folder.rglob("*.py")):
+            for line, module, names in _core_imports(path):
+                if module != "mlperf_audit" or not names or not set(names) <= public:
+                    wrong.append(f"{path.relative_to(ROOT)}:{line}: {module} {', '.join(names)}")
+    assert not wrong, "imports beyond the public rule API:\n" + "\n".join(wrong)
+
+
+def test_no_core_module_imports_the_package_that_re_exports_it() -> None:
+    """`mlperf_audit/__init__.py` is the public API and imports the core's modules: a module importing
+    it back would close a cycle the layers contract cannot see (it only orders the package's children)."""
+    import grimp
+
+    graph = grimp.build_graph("mlperf_audit", include_external_packages=False)
+    back = sorted(module for module in graph.find_modules_that_directly_import("mlperf_audit")
+                  if module.startswith("mlperf_audit."))
+    assert not back, f"these modules import mlperf_audit's __init__: {back}"

@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit_rules.history import later_check, later_checks
+from mlperf_audit_rules.support.history import later_check, later_checks
 
 CLEAN = FIXTURES / "clean"
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.parser import MAX_ISSUES_PER_CODE, Code, parse_log
+from mlperf_audit import Problem
+from mlperf_audit.parser import MAX_ISSUES_PER_CODE, parse_log
 
 RECORD = {"namespace": "", "time_ms": 1727000000000, "event_type": "POINT_IN_TIME", "key": "seed", "value": 7,
           "metadata": {"file": "train.py", "lineno": 3}}
@@ -28,7 +29,7 @@ def parse_text(tmp_path: Path, text: str | bytes) -> object:
 
 
 def codes(run) -> list[str]:
-    return [issue.code for issue in run.issues]
+    return [issue.problem for issue in run.issues]
 
 
 def test_physical_lines_with_prefixes_and_shell_output(tmp_path):
@@ -60,12 +61,12 @@ def test_event_fields(tmp_path):
 
 def test_empty_file(tmp_path):
     run = parse_text(tmp_path, b"")
-    assert codes(run) == [Code.EMPTY] and run.events == ()
+    assert codes(run) == [Problem.EMPTY] and run.events == ()
 
 
 def test_binary_file(tmp_path):
     run = parse_text(tmp_path, b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4)
-    assert codes(run) == [Code.BINARY]
+    assert codes(run) == [Problem.BINARY]
     assert "NUL byte" in run.issues[0].message
 
 
@@ -73,7 +74,7 @@ def test_invalid_utf8_is_read_as_latin1(tmp_path):
     raw = (line(key="submission_platform", value="caf") .replace('"caf"', '"caf\udce9"')
            .encode("utf-8", "surrogateescape") + b"\n")
     run = parse_text(tmp_path, raw)
-    assert codes(run) == [Code.NOT_UTF8]
+    assert codes(run) == [Problem.NOT_UTF8]
     assert run.events[0].value == "café"
     assert run.issues[0].line == 1
 
@@ -81,7 +82,7 @@ def test_invalid_utf8_is_read_as_latin1(tmp_path):
 def test_truncated_last_line(tmp_path):
     text = line(key="run_start", value=None) + "\n" + line(key="run_stop", value=None)[:70]
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.TRUNCATED]
+    assert codes(run) == [Problem.TRUNCATED]
     assert run.issues[0].line == 2
     assert [e.key for e in run.events] == ["run_start"]
 
@@ -89,7 +90,7 @@ def test_truncated_last_line(tmp_path):
 def test_malformed_line_in_the_middle(tmp_path):
     text = "\n".join([line(), line()[:-1], line()]) + "\n"
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.MALFORMED_JSON]
+    assert codes(run) == [Problem.MALFORMED_JSON]
     assert run.issues[0].line == 2 and "column" in run.issues[0].message
     assert len(run.events) == 2
 
@@ -98,20 +99,20 @@ def test_malformed_line_in_the_middle(tmp_path):
 def test_missing_required_field(tmp_path, missing):
     record = {k: v for k, v in RECORD.items() if k != missing}
     run = parse_text(tmp_path, ":::MLLOG " + json.dumps(record) + "\n")
-    assert codes(run) == [Code.MISSING_FIELD]
+    assert codes(run) == [Problem.MISSING_FIELD]
     assert repr(missing) in run.issues[0].message and run.events == ()
 
 
 @pytest.mark.parametrize(
     "changes, expected",
     [
-        ({"time_ms": None}, Code.BAD_FIELD_TYPE),
-        ({"time_ms": "soon"}, Code.BAD_FIELD_TYPE),
-        ({"time_ms": True}, Code.BAD_FIELD_TYPE),
-        ({"metadata": []}, Code.BAD_FIELD_TYPE),
-        ({"key": 7}, Code.BAD_FIELD_TYPE),
-        ({"time_ms": "1727000000000"}, Code.NONSTANDARD_FIELD),
-        ({"event_type": "FOO"}, Code.NONSTANDARD_FIELD),
+        ({"time_ms": None}, Problem.BAD_FIELD_TYPE),
+        ({"time_ms": "soon"}, Problem.BAD_FIELD_TYPE),
+        ({"time_ms": True}, Problem.BAD_FIELD_TYPE),
+        ({"metadata": []}, Problem.BAD_FIELD_TYPE),
+        ({"key": 7}, Problem.BAD_FIELD_TYPE),
+        ({"time_ms": "1727000000000"}, Problem.NONSTANDARD_FIELD),
+        ({"event_type": "FOO"}, Problem.NONSTANDARD_FIELD),
     ],
 )
 def test_field_types(tmp_path, changes, expected):
@@ -121,33 +122,33 @@ def test_field_types(tmp_path, changes, expected):
 
 def test_record_that_is_not_an_object(tmp_path):
     run = parse_text(tmp_path, ":::MLLOG [1, 2, 3]\n")
-    assert codes(run) == [Code.BAD_FIELD_TYPE]
+    assert codes(run) == [Problem.BAD_FIELD_TYPE]
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
 def test_non_finite_numbers(tmp_path, literal):
     text = line().replace('"value": 7', f'"value": {literal}') + "\n"
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.NON_FINITE]
+    assert codes(run) == [Problem.NON_FINITE]
     assert literal.lstrip("-") in run.issues[0].message
     assert len(run.events) == 1  # the event is kept; rules see the non-finite value
 
 
 def test_nan_time_is_unusable(tmp_path):
     run = parse_text(tmp_path, line().replace('"time_ms": 1727000000000', '"time_ms": NaN') + "\n")
-    assert set(codes(run)) == {Code.NON_FINITE, Code.BAD_FIELD_TYPE} and run.events == ()
+    assert set(codes(run)) == {Problem.NON_FINITE, Problem.BAD_FIELD_TYPE} and run.events == ()
 
 
 def test_huge_integer_is_a_finding(tmp_path):
     text = line().replace('"value": 7', '"value": ' + "9" * 5000) + "\n"
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.MALFORMED_JSON]
+    assert codes(run) == [Problem.MALFORMED_JSON]
 
 
 def test_20_mb_line(tmp_path):
     text = line() + "\n" + ":::MLLOG {\"key\": \"" + "x" * (20 << 20) + "\"}\n" + line() + "\n"
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.LINE_TOO_LONG]
+    assert codes(run) == [Problem.LINE_TOO_LONG]
     assert run.issues[0].line == 2
     assert [e.line for e in run.events] == [1, 3]
 
@@ -156,27 +157,27 @@ def test_deeply_nested_json(tmp_path):
     depth = 100_000
     text = ":::MLLOG " + "[" * depth + "]" * depth + "\n" + line() + "\n"
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.TOO_DEEP]
+    assert codes(run) == [Problem.TOO_DEEP]
     assert run.issues[0].line == 1 and len(run.events) == 1
 
 
 def test_duplicate_keys(tmp_path):
     text = line()[:-2] + ', "lineno": 9}}\n'
     run = parse_text(tmp_path, text)
-    assert codes(run) == [Code.DUPLICATE_KEY]
+    assert codes(run) == [Problem.DUPLICATE_KEY]
     assert "lineno" in run.issues[0].message
     assert run.events[0].metadata["lineno"] == 9
 
 
 def test_several_records_on_one_line_keeps_the_last(tmp_path):
     run = parse_text(tmp_path, line(value=1) + line(value=2) + "\n")
-    assert codes(run) == [Code.SEVERAL_RECORDS]
+    assert codes(run) == [Problem.SEVERAL_RECORDS]
     assert [e.value for e in run.events] == [2]
 
 
 def test_no_records(tmp_path):
     run = parse_text(tmp_path, "starting\nfailed to start\n")
-    assert codes(run) == [Code.NO_RECORDS]
+    assert codes(run) == [Problem.NO_RECORDS]
 
 
 def test_unreadable_file_is_simulated(tmp_path, monkeypatch):
@@ -191,7 +192,7 @@ def test_unreadable_file_is_simulated(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "open", deny)
     run = parse_log(path, "result_0.txt")
-    assert codes(run) == [Code.UNREADABLE]
+    assert codes(run) == [Problem.UNREADABLE]
     assert "Permission denied" in run.issues[0].message
 
 
@@ -200,7 +201,7 @@ def test_file_too_large(tmp_path, monkeypatch):
 
     monkeypatch.setattr(parser, "MAX_FILE_BYTES", 100)
     run = parse_text(tmp_path, (line() + "\n") * 3)
-    assert codes(run) == [Code.TOO_LARGE] and run.events == ()
+    assert codes(run) == [Problem.TOO_LARGE] and run.events == ()
 
 
 def test_issue_floods_are_capped(tmp_path):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit_rules import sources
+from mlperf_audit_rules.support import sources
 from test_cli import validate_report
 from test_formats import sarif_schema
 

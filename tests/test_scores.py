@@ -14,7 +14,7 @@ import pytest
 
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
-from mlperf_audit_rules.scoring import time_to_train
+from mlperf_audit_rules.summarizer import time_to_train
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v4.1-sample"
 SUBMITTERS = ["Dell", "Google", "NVIDIA", "tinycorp"]

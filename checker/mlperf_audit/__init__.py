@@ -1,36 +1,83 @@
 """mlperf-audit: checks MLPerf Training result packages the way a careful reviewer would.
 
-Plugin authors need `hookimpl`, `Rule` (and `IssueRule`), `Severity` and the model classes.
+This module is the public rule API: everything a rule pack or a plugin may use, the built-in
+packs included (an import contract in `pyproject.toml` holds them to it). See docs/plugin-api.md.
+
+- rules: `Rule`, `IssueRule`, `Scope`, `hookimpl`, and what `check` receives (`CheckContext`,
+  `Channel`) and returns (`Finding`, `Severity`);
+- the model rules read: `Tree`, `Submission`, `SystemDescription`, `BenchmarkFolder`,
+  `BenchmarkResult`, `Run`, `LogEvent`, `Implementation`, `FileEntry`, `ArchiveMember`,
+  `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `natural_key`;
+- scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`;
+- reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
+  work models); `visible` (package text made safe to show); the parser's limits.
 """
 
-__version__ = "0.1.0"
-
-from .hookspecs import hookimpl  # noqa: E402
-from .model import (  # noqa: E402
+from . import hardware, rulesets
+from ._version import __version__
+from .archives import ArchiveMember
+from .markers import hookimpl
+from .model import (
+    PARAMS_FILE,
     BenchmarkFolder,
     BenchmarkResult,
+    CheckerParams,
+    FileEntry,
     Finding,
+    Implementation,
+    Issue,
     LogEvent,
+    Problem,
     Run,
     Severity,
     Submission,
     SystemDescription,
+    TargetKind,
     Tree,
+    natural_key,
+    open_binary,
 )
-from .rule import IssueRule, Rule  # noqa: E402
+from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
+from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
+from .safety import visible
+from .scores import BenchmarkScore, Comparison, RunScore, Spread, url_prefix
 
 __all__ = [
+    "ENGINE",
+    "MAX_FILE_BYTES",
+    "MAX_LINE_BYTES",
+    "PARAMS_FILE",
+    "ArchiveMember",
     "BenchmarkFolder",
     "BenchmarkResult",
+    "BenchmarkScore",
+    "Channel",
+    "CheckContext",
+    "CheckerParams",
+    "Comparison",
+    "FileEntry",
     "Finding",
+    "Implementation",
+    "Issue",
     "IssueRule",
     "LogEvent",
+    "Problem",
     "Rule",
     "Run",
+    "RunScore",
+    "Scope",
     "Severity",
+    "Spread",
     "Submission",
     "SystemDescription",
+    "TargetKind",
     "Tree",
     "__version__",
+    "hardware",
     "hookimpl",
+    "natural_key",
+    "open_binary",
+    "rulesets",
+    "url_prefix",
+    "visible",
 ]

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import rulesets
 from .config import Config
 from .discovery import discover
-from .engine import run_checks, run_scores
-from .model import Tree
+from .engine import Collect, check_comparison, run_checks, run_scores
+from .model import Finding, Tree
 from .plugins import PluginHost
 from .report import Report, TargetSummary, mlperf_logging_version
 from .safety import visible
+from .scores import BenchmarkScore, Comparison
 
 
 def resolve_ruleset(tree: Tree, config: Config) -> Config:
@@ -26,13 +28,14 @@ def resolve_ruleset(tree: Tree, config: Config) -> Config:
     return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 
 
-def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1) -> list[Any]:
-    """The scores (`mlperf_audit.scores.BenchmarkScore`) of every benchmark folder under PATH."""
+def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
+          jobs: int = 1) -> list[BenchmarkScore]:
+    """The scores of every benchmark folder under PATH."""
     return scored(path, config, host, jobs)[1]
 
 
 def scored(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-           jobs: int = 1) -> tuple[Config, list[Any]]:
+           jobs: int = 1) -> tuple[Config, list[BenchmarkScore]]:
     """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under PATH."""
     config = config or Config()
     host = host or PluginHost()
@@ -47,6 +50,23 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
     """Checks PATH (only the named submitters of a results repository, if given) and returns the
     report. Raises TargetError, PluginError or SelectionError (each an exit code 2 on the command
     line); never raises for the package's content."""
+    return review(path, config, host, progress, submitters, jobs).report
+
+
+@dataclass(frozen=True)
+class Review:
+    """What one pass over PATH gives: the report, and the scores and collected data when asked for."""
+
+    report: Report
+    scores: tuple[BenchmarkScore, ...] = ()
+    collected: dict[str, Any] = field(default_factory=dict)  # by benchmark folder path
+
+
+def review(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
+           progress: Any = None, submitters: Iterable[str] | None = None, jobs: int = 1, *,
+           score: bool = False, collect: Collect | None = None) -> Review:
+    """`check`, and with `score` the scores, and with `collect` what it returns for each benchmark
+    folder: all from one discovery and one parse of each log (what `audit` and `report` need)."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
@@ -55,10 +75,17 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         wanted = {visible(name) for name in submitters}  # submission names are shown visibly (discovery)
         tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
-    outcome = run_checks(tree, host, config, progress, jobs)
+    outcome = run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
+    notes = []
     if outcome.parallel_fallback:
-        config = dataclasses.replace(config, notes=config.notes + (outcome.parallel_fallback,))
-    return Report(
+        notes.append(outcome.parallel_fallback)
+    if outcome.unreported:
+        counted = ", ".join(f"{problem} ({count})" for problem, count in sorted(outcome.unreported.items()))
+        notes.append(f"problems found while reading that no registered rule reports (is the plugin that reports "
+                     f"them disabled?): {counted}")
+    if notes:
+        config = dataclasses.replace(config, notes=config.notes + tuple(notes))
+    report = Report(
         target=TargetSummary.of(str(path), tree),
         config=config,
         plugins=tuple(host.plugins),
@@ -68,3 +95,9 @@ def check(path: str | Path, config: Config | None = None, host: PluginHost | Non
         checked=tuple(outcome.checked),
         processes=len(outcome.processes),
     )
+    return Review(report, tuple(outcome.scores), outcome.collected)
+
+
+def compare_baseline(comparison: Comparison, tree_path: str | Path, config: Config, host: PluginHost) -> list[Finding]:
+    """The findings of the rules of scope "comparison" (`audit --baseline`), under `config`."""
+    return check_comparison(comparison, discover(tree_path), host, config)

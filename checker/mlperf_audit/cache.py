@@ -46,7 +46,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from .model import Issue, LogEvent
+from .model import Issue, LogEvent, Problem
 
 SUBFOLDER = "parse-v1"
 #: Where earlier versions pickled the RCP statistics (now shipped as data): never read, only removed.
@@ -118,7 +118,7 @@ def _code_fingerprint() -> bytes:
         try:
             digest.update((here / name).read_bytes())
         except OSError:  # a zipped install: fall back on the version
-            from . import __version__
+            from ._version import __version__
 
             digest.update(__version__.encode())
     return digest.digest()
@@ -148,7 +148,7 @@ class _Entry(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields
     line_count: int
     # key, value, time_ms, event_type, namespace, metadata, line
     events: list[tuple[str, Any, float, str | None, str | None, dict[str, Any], int]]
-    issues: list[tuple[str, str, int | None, str | None]]  # code, message, line, hint
+    issues: list[tuple[Problem, str, int | None, str | None]]  # problem, message, line, hint
 
 
 def _no_extension(code: int, data: memoryview) -> Any:
@@ -234,7 +234,7 @@ class ParseCache:
         return Parsed(
             tuple([LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
                    for k, v, t, et, ns, md, ln in entry.events]),
-            tuple([Issue(code, message, display_path, line, hint) for code, message, line, hint in entry.issues]),
+            tuple([Issue(problem, message, display_path, line, hint) for problem, message, line, hint in entry.issues]),
             entry.line_count,
         )
 
@@ -275,7 +275,7 @@ class ParseCache:
                 parsed.line_count,
                 [(e.key, e.value, e.time_ms, e.event_type, e.namespace, dict(e.metadata), e.line)
                  for e in parsed.events],
-                [(i.code, i.message, i.line, i.hint) for i in parsed.issues],
+                [(i.problem, i.message, i.line, i.hint) for i in parsed.issues],
             ))
         except (OverflowError, RecursionError, TypeError, ValueError):  # an int beyond 64 bits, nesting too deep
             return

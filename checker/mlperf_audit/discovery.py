@@ -26,11 +26,13 @@ from typing import Any
 from .archives import Archive, is_archive
 from .errors import TargetError
 from .model import (
+    PARAMS_FILE,
     BenchmarkFolder,
     CheckerParams,
     FileEntry,
     Implementation,
     Issue,
+    Problem,
     Submission,
     SystemDescription,
     TargetKind,
@@ -52,23 +54,7 @@ MAX_SYSTEM_JSON_BYTES = 1 << 20
 
 #: The official repository checker rejects files larger than this.
 MAX_REPO_FILE_BYTES = 50 * 1000 * 1000
-PARAMS_FILE = "package_checker_params"
 MAX_PARAMS_BYTES = 1 << 16
-
-
-class Code:
-    """Codes of the rules that report discovery problems."""
-
-    UNREADABLE_FOLDER = "PKG001"
-    SPECIAL_FILE = "PKG002"
-    BROKEN_LINK = "PKG003"
-    LINKED_FOLDER = "PKG004"
-    LINK_OUTSIDE = "PKG021"
-    NOT_A_SUBMISSION = "PKG022"
-    SUBMISSION_AT_ROOT = "PKG023"
-    BAD_NAME = "PKG015"
-    FILE_TOO_BIG = "PKG016"
-    SYSTEM_JSON_INVALID = "SYS001"
 
 
 def is_result_name(name: str) -> bool:
@@ -124,7 +110,7 @@ class _Walker:
         except OSError as error:
             self.issues.append(
                 Issue(
-                    Code.UNREADABLE_FOLDER,
+                    Problem.UNREADABLE_FOLDER,
                     f"cannot list the folder: {error.strerror or error}",
                     self.display(folder),
                     hint="Check the folder's permissions.",
@@ -144,14 +130,14 @@ class _Walker:
                     self._special(path, entry.stat(follow_symlinks=False).st_mode)
             except OSError as error:
                 self.issues.append(
-                    Issue(Code.UNREADABLE_FOLDER, f"cannot inspect the entry: {error.strerror or error}", self.display(path))
+                    Issue(Problem.UNREADABLE_FOLDER, f"cannot inspect the entry: {error.strerror or error}", self.display(path))
                 )
         return listing
 
     def _check_name(self, name: str, shown: str) -> None:
         if name.startswith(".") or " " in name:
             self.issues.append(Issue(
-                Code.BAD_NAME,
+                Problem.BAD_NAME,
                 f"name '{visible(name)}' {'starts with a dot' if name.startswith('.') else 'contains a space'}",
                 shown,
                 hint="The official repository checker rejects hidden files and names with spaces; rename "
@@ -161,7 +147,7 @@ class _Walker:
     def _check_size(self, size: int, shown: str) -> None:
         if size > MAX_REPO_FILE_BYTES:
             self.issues.append(Issue(
-                Code.FILE_TOO_BIG,
+                Problem.FILE_TOO_BIG,
                 f"file is {size / 1e6:.1f} MB; the official repository checker allows 50 MB",
                 shown,
                 hint="Results repositories do not take files over 50 MB; trim or compress what is not "
@@ -186,7 +172,7 @@ class _Walker:
                     elif stat.S_ISLNK(info.st_mode) and not os.path.exists(path) and path not in self.links_seen:
                         self.links_seen.add(path)
                         self.issues.append(Issue(
-                            Code.BROKEN_LINK,
+                            Problem.BROKEN_LINK,
                             f"symbolic link to {_quoted_link(path)} leads nowhere",
                             self.display(path),
                             hint="Replace the link with the file it should point to, or remove it.",
@@ -203,7 +189,7 @@ class _Walker:
             if first:
                 self.issues.append(
                     Issue(
-                        Code.BROKEN_LINK,
+                        Problem.BROKEN_LINK,
                         f"symbolic link to {_quoted_link(path)} leads nowhere ({error.strerror or error})",
                         self.display(path),
                         hint="Replace the link with the file it should point to, or remove it.",
@@ -223,11 +209,11 @@ class _Walker:
     def _linked_folder(self, path: Path) -> None:
         shown = self.display(path)
         self.links_seen.add(path)
-        if any(issue.code == Code.LINKED_FOLDER and issue.path == shown for issue in self.issues):
+        if any(issue.problem == Problem.LINKED_FOLDER and issue.path == shown for issue in self.issues):
             return  # a probe found it first
         self.issues.append(
             Issue(
-                Code.LINKED_FOLDER,
+                Problem.LINKED_FOLDER,
                 f"symbolic link to the folder {_quoted_link(path)} is not followed",
                 shown,
                 hint="Results repositories hold real folders; copy the folder in place of the link.",
@@ -236,7 +222,7 @@ class _Walker:
 
     def outside_issue(self, path: Path, where: str = "the checked PATH") -> Issue:
         return Issue(
-            Code.LINK_OUTSIDE,
+            Problem.LINK_OUTSIDE,
             f"symbolic link to {_quoted_link(path)} leads outside {where}; the file is not read",
             self.display(path),
             hint="A package holds its own files: copy the file in place of the link, or link only to "
@@ -245,7 +231,7 @@ class _Walker:
 
     def skipped_links(self) -> builtins.list[str]:  # `list` in this class is the method above
         """Display paths of the links found and not followed (folders, files leading out of PATH)."""
-        return [issue.path for issue in self.issues if issue.code in (Code.LINKED_FOLDER, Code.LINK_OUTSIDE)]
+        return [issue.path for issue in self.issues if issue.problem in (Problem.LINKED_FOLDER, Problem.LINK_OUTSIDE)]
 
     def _special(self, path: Path, mode: int) -> None:
         kind = (
@@ -256,7 +242,7 @@ class _Walker:
         )
         self.issues.append(
             Issue(
-                Code.SPECIAL_FILE,
+                Problem.SPECIAL_FILE,
                 f"entry is {kind}; it is not read",
                 self.display(path),
                 hint="A result package holds only regular files and folders.",
@@ -296,7 +282,7 @@ class _ArchiveWalker(_Walker):
             self._check_name(name.rsplit("/", 1)[-1], visible(name))
             self._check_size(self.archive.files.get(name, 0), visible(name))
         for name in special:
-            self.issues.append(Issue(Code.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
+            self.issues.append(Issue(Problem.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
                                      visible(name), hint="A result package holds only regular files and folders."))
 
 
@@ -411,7 +397,7 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
             continue  # hidden folders (.git, .github) are the repository's own, never a submission
         if name in SUBMISSION_FOLDERS:
             code, message, hint = (
-                Code.SUBMISSION_AT_ROOT,
+                Problem.SUBMISSION_AT_ROOT,
                 f"'{name}/' lies at the root of a results repository, beside submitter folders: the files of a "
                 "submission at the root are not checked as one",
                 "A results repository holds one folder per submitter, each with its own systems/, results/ and "
@@ -419,7 +405,7 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
             )
         else:
             code, message, hint = (
-                Code.NOT_A_SUBMISSION,
+                Problem.NOT_A_SUBMISSION,
                 f"folder '{name}' holds no results/ or systems/ folder: it is not a submission, and nothing in it "
                 "is checked",
                 "A results repository holds one folder per submitter, each with systems/ and results/; move the "
@@ -593,7 +579,7 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
 
     def invalid(message: str, line: int | None = None) -> SystemDescription:
         issue = Issue(
-            Code.SYSTEM_JSON_INVALID,
+            Problem.SYSTEM_JSON_INVALID,
             message,
             entry.path,
             line,

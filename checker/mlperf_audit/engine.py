@@ -1,5 +1,6 @@
-"""The engine: walks the discovered tree once, parses each benchmark folder's logs once, and asks
-the plugins to check every target; the built-in `RuleRunner` plugin runs the selected rules.
+"""The engine: walks the discovered tree once, parses each benchmark folder's logs once, asks the
+plugins to check every target, and reports a rule that crashed. The built-in `RuleRunner` plugin
+runs the selected rules.
 
 Order: for each submission, its system descriptions, then each benchmark folder (every run, then
 the folder as a whole), then the submission; loose logs; the whole tree last. Parsed runs are
@@ -16,7 +17,7 @@ import multiprocessing
 import os
 import traceback
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from .cache import ParseCache
 from .config import Config
@@ -27,6 +28,7 @@ from .model import (
     BenchmarkResult,
     Finding,
     Issue,
+    Problem,
     Run,
     Severity,
     Submission,
@@ -35,13 +37,21 @@ from .model import (
     open_binary,
 )
 from .parser import parse_log
-from .rule import SCOPES, Rule, Scope
+from .rule import ENGINE, SCOPES, CheckContext, Rule, Scope
+from .scores import BenchmarkScore, Comparison
 
-if TYPE_CHECKING:
-    from .plugins import PluginHost
+
+class Host(Protocol):
+    """What the engine needs of the plugin host (`mlperf_audit.plugins.PluginHost`, which loads the
+    plugins and registers the engine's own `RuleRunner`): the hook caller and the registered rules."""
+
+    @property
+    def hook(self) -> Any: ...
+
+    @property
+    def rules(self) -> list[type[Rule]]: ...
 
 INTERNAL_RULE = "CHK001"
-SCALING_JSON_INVALID = "PKG005"
 MAX_SCALING_JSON_BYTES = 1 << 16
 
 
@@ -63,64 +73,28 @@ def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]
     ]
 
 
-@dataclass
-class CheckContext:
-    """What every check hook receives besides its target."""
+def run_rules(context: CheckContext, scope: Scope, target: Any) -> list[Finding]:
+    """The findings of the selected rules of `scope` on `target`; a rule that raises becomes a CHK001."""
+    plan = context.plans.get(scope)
+    if plan is None:
+        plan = context.plans[scope] = _Plan.of(context.rules.get(scope, ()))
+    findings: list[Finding] = []
+    for rule, group in plan.steps:
+        try:
+            findings.extend(rule.check(target, context) if group is None else type(rule).check_group(group, target, context))
+        except Exception as error:  # a rule's bug must not hide the other rules' findings
+            findings.append(_crash_finding(rule, target, error))
+    return _merge_covered(findings, plan.covers) if plan.covers else findings
 
-    config: Config
-    tree: Tree
-    rules: dict[Scope, list[Rule]] = field(default_factory=dict)
-    catalogue: dict[str, type[Rule]] = field(default_factory=dict)  # every registered rule, by code
-    #: Small per-folder summaries that plugins keep for tree-scope rules (parsed runs are not kept).
-    summaries: dict[str, list[Any]] = field(default_factory=dict)
-    _memo_target: Any = field(default=None, repr=False)
-    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
-    _plans: dict[Scope, "_Plan"] = field(default_factory=dict, repr=False)
 
-    def severity_of(self, code: str) -> Severity | None:
-        rule = self.catalogue.get(code)
-        return rule.severity if rule is not None else None
-
-    def system_description(self, submitter: str | None, system: str | None) -> SystemDescription | None:
-        for submission in self.tree.submissions:
-            if (submission.name or None) == submitter and system is not None:
-                return submission.system(system)
-        return None
-
-    def division_of(self, result: BenchmarkResult) -> str | None:
-        """The division from the system description, else from the logs (as a best guess)."""
-        description = self.system_description(result.submitter, result.system)
-        if description is not None and description.division in ("closed", "open"):
-            return description.division
-        for run in result.runs:
-            value = run.value("submission_division")
-            if value in ("closed", "open"):
-                return str(value)
-        return None
-
-    def memo(self, target: Any, name: str, compute: Any) -> Any:
-        """Computes `name` once per target and shares it between rules; only the latest target is kept."""
-        if self._memo_target is not target:
-            self._memo_target, self._memo = target, {}
-        if name not in self._memo:
-            self._memo[name] = compute()
-        return self._memo[name]
-
-    @property
-    def ruleset(self) -> str:
-        return self.config.ruleset
-
-    def run_rules(self, scope: Scope, target: Any) -> list[Finding]:
-        plan = self._plans.get(scope)
-        if plan is None:
-            plan = self._plans[scope] = _Plan.of(self.rules.get(scope, ()))
-        findings: list[Finding] = []
-        for rule, group in plan.steps:
-            try:
-                findings.extend(rule.check(target, self) if group is None else type(rule).check_group(group, target, self))
-            except Exception as error:  # a rule's bug must not hide the other rules' findings
-                findings.append(_crash_finding(rule, target, error))
-        return _merge_covered(findings, plan.covers) if plan.covers else findings
+def new_context(tree: Tree, host: Host, config: Config, selected: Sequence[type[Rule]] = ()) -> CheckContext:
+    """The context of one check (the `selected` rules instantiated by scope), or of scoring alone."""
+    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules},
+                           frozenset(rule.code for rule in selected))
+    for rule_class in selected:
+        if rule_class.produced_by is None:
+            context.rules[rule_class.scope].append(rule_class())
+    return context
 
 
 @dataclass(frozen=True)
@@ -205,9 +179,7 @@ class RuleCrashed(Rule):
     summary = "A rule raised an exception (an internal or plugin error)."
     severity = Severity.ERROR
     scope = "tree"
-
-    def check(self, target: Any, context: "CheckContext") -> Iterable[Finding]:
-        return ()
+    produced_by = ENGINE
 
 
 class RuleRunner:
@@ -219,23 +191,27 @@ class RuleRunner:
 
     @hookimpl
     def mlperf_audit_check_run(self, run: Run, context: CheckContext) -> list[Finding]:
-        return context.run_rules("run", run)
+        return run_rules(context, "run", run)
 
     @hookimpl
     def mlperf_audit_check_benchmark(self, result: BenchmarkResult, context: CheckContext) -> list[Finding]:
-        return context.run_rules("benchmark", result)
+        return run_rules(context, "benchmark", result)
 
     @hookimpl
     def mlperf_audit_check_system(self, system: SystemDescription, context: CheckContext) -> list[Finding]:
-        return context.run_rules("system", system)
+        return run_rules(context, "system", system)
 
     @hookimpl
     def mlperf_audit_check_submission(self, submission: Submission, context: CheckContext) -> list[Finding]:
-        return context.run_rules("submission", submission)
+        return run_rules(context, "submission", submission)
 
     @hookimpl
     def mlperf_audit_check_tree(self, tree: Tree, context: CheckContext) -> list[Finding]:
-        return context.run_rules("tree", tree)
+        return run_rules(context, "tree", tree)
+
+    @hookimpl
+    def mlperf_audit_check_comparison(self, comparison: Comparison, context: CheckContext) -> list[Finding]:
+        return run_rules(context, "comparison", comparison)
 
 
 @functools.cache
@@ -267,7 +243,7 @@ def load_benchmark(folder: BenchmarkFolder, config: Config | None = None) -> Ben
         if problem:
             issues.append(
                 Issue(
-                    SCALING_JSON_INVALID,
+                    Problem.SCALING_JSON_INVALID,
                     problem,
                     entry.path,
                     hint='scaling.json must be {"scaling_factor": <number >= 1>}; delete it to let the checkers '
@@ -291,7 +267,7 @@ def _read_scaling(path: Any) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"scaling.json is not valid JSON: {getattr(error, 'msg', error)}"
     if not isinstance(data, dict):
         return None, "scaling.json is not a JSON object"
-    return data, None  # its fields are checked against the schema by the rule that reports PKG005
+    return data, None  # its fields are checked against the schema by the rule that reports the problem
 
 
 def _with_context(findings: Iterable[Finding], submitter: str | None, system: str | None, benchmark: str | None) -> list[Finding]:
@@ -327,13 +303,18 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
     return [finding for result in results if result for finding in result]
 
 
-def _score_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> Any:
+#: What a command keeps of each parsed benchmark folder besides findings and score (plain data:
+#: it travels back from worker processes), e.g. the report's convergence curves.
+Collect = Callable[[BenchmarkResult], Any]
+
+
+def _score_folder(folder: BenchmarkFolder, host: Host, context: CheckContext) -> Any:
     return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
 
 
-def run_scores(tree: Tree, host: "PluginHost", config: Config, jobs: int = 1) -> list[Any]:
+def run_scores(tree: Tree, host: Host, config: Config, jobs: int = 1) -> list[BenchmarkScore]:
     """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes."""
-    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
+    context = new_context(tree, host, config)
     results = _each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder)
     return [score for score in results.outputs if score is not None]
 
@@ -345,6 +326,10 @@ class CheckOutcome:
     checked: list[tuple[str, str]] = field(default_factory=list)  # (kind, path): every run and folder
     processes: frozenset[int] = frozenset()  # the processes that checked benchmark folders
     parallel_fallback: str | None = None  # why one process did the work although more were asked for
+    scores: list[BenchmarkScore] = field(default_factory=list)  # in folder order, when asked for
+    collected: dict[str, Any] = field(default_factory=dict)  # by benchmark folder path, when asked for
+    #: Problems the parser or discovery noticed that no registered rule reports (a plugin disabled), by kind.
+    unreported: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -354,11 +339,27 @@ class FolderOutcome:
     findings: list[Finding]
     runs: int
     checked: list[tuple[str, str]]
-    summaries: dict[str, list[Any]]
+    published: dict[str, list[Any]]
+    score: BenchmarkScore | None = None
+    collected: Any = None
+    unreported: dict[str, int] = field(default_factory=dict)
 
 
-def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckContext) -> FolderOutcome:
-    summaries_before = {key: len(values) for key, values in context.summaries.items()}
+def _unreported(issues: Iterable[Issue], context: CheckContext, counts: dict[str, int]) -> None:
+    for issue in issues:
+        if context.reporter(issue.problem) is None:
+            counts[str(issue.problem)] = counts.get(str(issue.problem), 0) + 1
+
+
+def _folder_work(score: bool, collect: Collect | None) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
+    def work(folder: BenchmarkFolder, host: Host, context: CheckContext) -> FolderOutcome:
+        return _check_folder(folder, host, context, score, collect)
+    return work
+
+
+def _check_folder(folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool = False,
+                  collect: Collect | None = None) -> FolderOutcome:
+    published_before = {key: len(values) for key, values in context.channels.items()}
     result = load_benchmark(folder, context.config)
     submitter = folder.submitter or None
     findings: list[Finding] = []
@@ -367,10 +368,18 @@ def _check_folder(folder: BenchmarkFolder, host: "PluginHost", context: CheckCon
         findings += _with_context(found, submitter, folder.system, folder.benchmark)
     found = _flatten(host.hook.mlperf_audit_check_benchmark(result=result, context=context))
     findings += _with_context(found, submitter, folder.system, folder.benchmark)
-    added = {key: values[summaries_before.get(key, 0):] for key, values in context.summaries.items()
-             if len(values) > summaries_before.get(key, 0)}
+    added = {key: values[published_before.get(key, 0):] for key, values in context.channels.items()
+             if len(values) > published_before.get(key, 0)}
     checked = [("benchmark", folder.path)] + [("run", run.path) for run in result.runs]
-    return FolderOutcome(findings, len(result.runs), checked, added)
+    unreported: dict[str, int] = {}
+    _unreported((issue for run in result.runs for issue in run.issues), context, unreported)
+    _unreported(result.issues, context, unreported)
+    outcome = FolderOutcome(findings, len(result.runs), checked, added, unreported=unreported)
+    if score:  # in the same pass: the parsed runs and what the rules memoised for the folder are at hand
+        outcome.score = host.hook.mlperf_audit_score_benchmark(result=result, context=context)
+    if collect is not None:
+        outcome.collected = collect(result)
+    return outcome
 
 
 #: What a forked worker inherits: the host, the context, the folders and the work (set just before
@@ -383,7 +392,7 @@ def _in_worker(index: int) -> tuple[int, Any]:
     assert _WORKER is not None
     host, context, folders, work = _WORKER
     output = work(folders[index], host, context)
-    context.summaries.clear()  # returned in the outcome; a worker's context must not accumulate them
+    context.channels.clear()  # returned in the outcome; a worker's context must not accumulate them
     return os.getpid(), output
 
 
@@ -403,7 +412,7 @@ def parallel_fallback() -> str | None:
     return None
 
 
-def _each_folder(folders: list[BenchmarkFolder], host: "PluginHost", context: CheckContext, jobs: int,
+def _each_folder(folders: list[BenchmarkFolder], host: Host, context: CheckContext, jobs: int,
                  work: Callable[[BenchmarkFolder, Any, CheckContext], Any]) -> FolderRun:
     """`work(folder, host, context)` for each folder, in folder order: here, or in `jobs` forked processes
     (which inherit the host, context and folders, so plugins need not be picklable)."""
@@ -421,16 +430,20 @@ def _each_folder(folders: list[BenchmarkFolder], host: "PluginHost", context: Ch
     return FolderRun([output for _, output in done], frozenset(pid for pid, _ in done))
 
 
-def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = None, jobs: int = 1) -> CheckOutcome:
-    """Checks everything under the tree and returns the sorted findings.
+def run_checks(tree: Tree, host: Host, config: Config, progress: Any = None, jobs: int = 1, *,
+               score: bool = False, collect: Collect | None = None) -> CheckOutcome:
+    """Checks everything under the tree and returns the sorted findings; with `score`, also the score
+    of every benchmark folder, and with `collect`, what it returns for each, from the same parse.
 
     Benchmark folders are checked in `jobs` processes; the findings are the same whatever `jobs` is.
     `progress(done, total)` is called after each benchmark folder (result files done of all)."""
-    active = select_rules(host.rules, config)
-    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules})
-    for rule_class in active:
-        context.rules[rule_class.scope].append(rule_class())
+    context = new_context(tree, host, config, select_rules(host.rules, config))
     hook = host.hook
+    unreported: dict[str, int] = {}
+    _unreported(tree.issues, context, unreported)
+    for submission in tree.submissions:
+        for system in submission.systems:
+            _unreported(system.issues, context, unreported)
     findings: list[Finding] = []
     runs_checked = 0
     checked: list[tuple[str, str]] = []
@@ -440,15 +453,23 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         for system in submission.systems:
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
-    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _check_folder)
+    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _folder_work(score, collect))
     in_process = folder_run.processes == {os.getpid()}
-    for outcome in folder_run.outputs:
+    scores: list[BenchmarkScore] = []
+    collected: dict[str, Any] = {}
+    for folder, outcome in zip(tree.benchmark_folders, folder_run.outputs):
         findings += outcome.findings
         runs_checked += outcome.runs
         checked += outcome.checked
-        if not in_process:  # a folder checked in this process added its summaries already
-            for key, values in outcome.summaries.items():
-                context.summaries.setdefault(key, []).extend(values)
+        if outcome.score is not None:
+            scores.append(outcome.score)
+        if collect is not None:
+            collected[folder.path] = outcome.collected
+        for problem, count in outcome.unreported.items():
+            unreported[problem] = unreported.get(problem, 0) + count
+        if not in_process:  # a folder checked in this process published into this context already
+            for key, values in outcome.published.items():
+                context.channels.setdefault(key, []).extend(values)
         if progress is not None:
             progress(runs_checked, tree.result_file_count)
     for submission in tree.submissions:
@@ -456,6 +477,7 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
         findings += _with_context(found, submission.name or None, None, None)
     for entry in tree.loose_logs:
         run = parse_log(entry.fs_path, entry.path, cache=parse_cache(config.cache_dir))
+        _unreported(run.issues, context, unreported)
         runs_checked += 1
         checked.append(("run", run.path))
         findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))
@@ -469,4 +491,17 @@ def run_checks(tree: Tree, host: "PluginHost", config: Config, progress: Any = N
     findings = list(dict.fromkeys(findings))  # the same finding twice (a shared file seen per folder) is noise
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
-    return CheckOutcome(findings, runs_checked, checked, folder_run.processes, folder_run.fallback)
+    return CheckOutcome(findings, runs_checked, checked, folder_run.processes, folder_run.fallback, scores, collected,
+                        unreported)
+
+
+def check_comparison(comparison: Comparison, tree: Tree, host: Host, config: Config) -> list[Finding]:
+    """The findings of the selected rules of scope "comparison" on two trees' scores, sorted."""
+    context = new_context(tree, host, config, select_rules(host.rules, config))
+    findings = _flatten(host.hook.mlperf_audit_check_comparison(comparison=comparison, context=context))
+    known = {rule.code for rule in host.rules}
+    unknown = sorted({f.rule for f in findings} - known)
+    if unknown:
+        raise PluginError(f"a plugin returned findings with unregistered rule code(s): {', '.join(unknown)}")
+    findings.sort(key=Finding.sort_key)
+    return findings

@@ -19,8 +19,9 @@ Phases, in the order one ``check`` goes through them:
    ``mlperf_audit_check_system``, ``mlperf_audit_check_submission``, ``mlperf_audit_check_tree``
 4. filtering: ``mlperf_audit_modify_findings``
 
-``mlperf-audit score`` and ``compare`` call one more hook per benchmark folder:
-``mlperf_audit_score_benchmark``.
+``score``, ``compare``, ``audit`` and ``report`` call one more hook per benchmark folder, in the
+same pass that checks it: ``mlperf_audit_score_benchmark``; ``audit --baseline`` then calls
+``mlperf_audit_check_comparison`` once with both trees' scores.
 
 The built-in engine plugin implements the checking hooks by running the selected rules of each
 scope, so most plugins only register rules. A plugin may also implement a checking hook
@@ -29,48 +30,19 @@ directly; every finding it returns must carry the code of a registered rule.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Protocol, TypeVar, overload
+from typing import TYPE_CHECKING
 
-import pluggy
+from .config import Config
+from .formats import Format
+from .markers import PROJECT, hookimpl, hookspec
+from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
+from .rule import CheckContext, Rule
+from .scores import BenchmarkScore, Comparison
 
 if TYPE_CHECKING:
     import argparse
 
-    from .config import Config
-    from .engine import CheckContext
-    from .formats import Format
-    from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
-    from .rule import Rule
-    from .scores import BenchmarkScore
-
-PROJECT = "mlperf_audit"
-_F = TypeVar("_F", bound=Callable[..., object])
-
-
-class _HookimplMarker(Protocol):
-    """`pluggy.HookimplMarker`, typed so that a marked function keeps its signature: used bare
-    (``@hookimpl``) or with options (``@hookimpl(trylast=True)``)."""
-
-    @overload
-    def __call__(self, function: _F) -> _F: ...
-
-    @overload
-    def __call__(
-        self,
-        function: None = None,
-        *,
-        hookwrapper: bool = False,
-        optionalhook: bool = False,
-        tryfirst: bool = False,
-        trylast: bool = False,
-        specname: str | None = None,
-        wrapper: bool = False,
-    ) -> Callable[[_F], _F]: ...
-
-
-hookspec = pluggy.HookspecMarker(PROJECT)
-#: Decorator that marks a plugin's hook implementation; keeps the function's signature for mypy.
-hookimpl: _HookimplMarker = pluggy.HookimplMarker(PROJECT)
+__all__ = ["PROJECT", "hookimpl", "hookspec"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -79,7 +51,7 @@ hookimpl: _HookimplMarker = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def mlperf_audit_register_rules() -> "list[type[Rule]]":
+def mlperf_audit_register_rules() -> list[type[Rule]]:
     """Return the rule classes this plugin contributes.
 
     Import the rule modules inside the function, so that loading a plugin stays cheap. Each
@@ -90,7 +62,7 @@ def mlperf_audit_register_rules() -> "list[type[Rule]]":
 
 
 @hookspec
-def mlperf_audit_register_formats() -> "list[Format]":
+def mlperf_audit_register_formats() -> list[Format]:
     """Return output formats (``mlperf_audit.formats.Format``) this plugin contributes.
 
     A format has a unique ``name`` (the value of ``--format``), a one-line ``description`` and
@@ -113,7 +85,7 @@ def mlperf_audit_add_commands(commands: "argparse._SubParsersAction[argparse.Arg
 
 
 @hookspec(historic=True)
-def mlperf_audit_configure(config: "Config") -> None:
+def mlperf_audit_configure(config: Config) -> None:
     """Receive the configuration in force (selection, ``fail-on``, ruleset, its sources).
 
     Historic: a plugin registered later still receives the call.
@@ -122,18 +94,18 @@ def mlperf_audit_configure(config: "Config") -> None:
 
 # ---------------------------------------------------------------------------------------------
 # Checking: called for every target found under the checked PATH. Each returns a list of
-# findings (or None). ``context`` is a ``mlperf_audit.engine.CheckContext``: the configuration,
+# findings (or None). ``context`` is a ``mlperf_audit.CheckContext``: the configuration,
 # the ruleset, the tree being checked and the selected rules.
 # ---------------------------------------------------------------------------------------------
 
 
 @hookspec
-def mlperf_audit_check_run(run: "Run", context: "CheckContext") -> "list[Finding] | None":
+def mlperf_audit_check_run(run: Run, context: CheckContext) -> list[Finding] | None:
     """Check one result file (one training run): its events and the issues met reading it."""
 
 
 @hookspec
-def mlperf_audit_check_benchmark(result: "BenchmarkResult", context: "CheckContext") -> "list[Finding] | None":
+def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext) -> list[Finding] | None:
     """Check one ``results/<system>/<benchmark>/`` folder with all its parsed runs.
 
     Called after ``mlperf_audit_check_run`` for each of the folder's runs.
@@ -141,18 +113,24 @@ def mlperf_audit_check_benchmark(result: "BenchmarkResult", context: "CheckConte
 
 
 @hookspec
-def mlperf_audit_check_system(system: "SystemDescription", context: "CheckContext") -> "list[Finding] | None":
+def mlperf_audit_check_system(system: SystemDescription, context: CheckContext) -> list[Finding] | None:
     """Check one ``systems/<system>.json`` description."""
 
 
 @hookspec
-def mlperf_audit_check_submission(submission: "Submission", context: "CheckContext") -> "list[Finding] | None":
+def mlperf_audit_check_submission(submission: Submission, context: CheckContext) -> list[Finding] | None:
     """Check one submitter's folder: its layout, systems and benchmark folders (not their logs)."""
 
 
 @hookspec
-def mlperf_audit_check_tree(tree: "Tree", context: "CheckContext") -> "list[Finding] | None":
+def mlperf_audit_check_tree(tree: Tree, context: CheckContext) -> list[Finding] | None:
     """Check the whole PATH at once; called last, after every other target was checked."""
+
+
+@hookspec
+def mlperf_audit_check_comparison(comparison: Comparison, context: CheckContext) -> list[Finding] | None:
+    """Check the scores of PATH against a baseline's (``audit --baseline``): rules of scope
+    ``comparison``. ``context.tree`` is PATH's tree."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -161,11 +139,11 @@ def mlperf_audit_check_tree(tree: "Tree", context: "CheckContext") -> "list[Find
 
 
 @hookspec(firstresult=True)
-def mlperf_audit_score_benchmark(result: "BenchmarkResult", context: "CheckContext") -> "BenchmarkScore | None":
+def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext) -> BenchmarkScore | None:
     """Compute the score of one benchmark folder (``mlperf_audit.scores.BenchmarkScore``).
 
     First result wins: a plugin for another round or scoring scheme can replace the built-in one
-    (``mlperf_audit_rules.scoring``) by answering first.
+    (``mlperf_audit_rules.summarizer``) by answering first.
     """
 
 
@@ -175,7 +153,7 @@ def mlperf_audit_score_benchmark(result: "BenchmarkResult", context: "CheckConte
 
 
 @hookspec
-def mlperf_audit_modify_findings(findings: "list[Finding]", context: "CheckContext") -> None:
+def mlperf_audit_modify_findings(findings: list[Finding], context: CheckContext) -> None:
     """Filter, re-order or replace findings in place (waivers, baselines, severity overrides).
 
     Findings are immutable: replace an element (``findings[i] = dataclasses.replace(...)``) or

@@ -37,6 +37,46 @@ class Severity(enum.Enum):
 
 
 _SEVERITY_RANK = {Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+#: The file that declares a system's or benchmark folder's `package_checker_params` (`CheckerParams`).
+PARAMS_FILE = "package_checker_params"
+
+
+class Problem(enum.StrEnum):
+    """What the parser and discovery notice while reading, before any rule runs.
+
+    Each is reported by the `IssueRule` that declares it (`problem = Problem.MALFORMED_JSON`);
+    values are stable: they are stored in the parse cache and shown when no rule reports them.
+    """
+
+    # reading a result log (the parser)
+    UNREADABLE = "log-unreadable"
+    EMPTY = "log-empty"
+    BINARY = "log-binary"
+    NOT_UTF8 = "log-not-utf8"
+    MALFORMED_JSON = "log-malformed-json"
+    MISSING_FIELD = "log-missing-field"
+    BAD_FIELD_TYPE = "log-bad-field-type"
+    NONSTANDARD_FIELD = "log-nonstandard-field"
+    NON_FINITE = "log-non-finite"
+    LINE_TOO_LONG = "log-line-too-long"
+    TOO_DEEP = "log-too-deep"
+    DUPLICATE_KEY = "log-duplicate-key"
+    TRUNCATED = "log-truncated"
+    NO_RECORDS = "log-no-records"
+    SEVERAL_RECORDS = "log-several-records"
+    TOO_LARGE = "log-too-large"
+    # walking the package (discovery) and reading its small files
+    UNREADABLE_FOLDER = "unreadable-folder"
+    SPECIAL_FILE = "special-file"
+    BROKEN_LINK = "broken-link"
+    LINKED_FOLDER = "linked-folder"
+    LINK_OUTSIDE = "link-outside-path"
+    NOT_A_SUBMISSION = "not-a-submission"
+    SUBMISSION_AT_ROOT = "submission-at-root"
+    BAD_NAME = "bad-name"
+    FILE_TOO_BIG = "file-too-big"
+    SYSTEM_JSON_INVALID = "system-json-invalid"
+    SCALING_JSON_INVALID = "scaling-json-invalid"
 
 @dataclass(frozen=True, slots=True)
 class LogEvent:
@@ -59,11 +99,12 @@ class LogEvent:
 class Issue:
     """A problem found while reading input, before any rule ran (parse or discovery).
 
-    Issues carry the code of the rule that reports them, so selection, `explain` and every
-    output format treat them like any other finding.
+    An issue names its `Problem`, not a rule code: the rule pack that reports a kind of problem
+    declares it (`IssueRule.problem`), so the core knows no pack's codes, and a problem that no
+    registered rule reports is said in the report's notes rather than dropped without a word.
     """
 
-    code: str
+    problem: "Problem"
     message: str
     path: str
     line: int | None = None

@@ -1,7 +1,7 @@
 """The one MLLOG parser: streams a result file once and never raises on bad input.
 
-Every problem becomes an `Issue` with the code of the log-syntax rule that reports it and the
-1-based physical line, so a finding points at the line a submitter sees in an editor (the
+Every problem becomes an `Issue` naming its `Problem` (the log-syntax pack declares the rule that
+reports each) and the 1-based physical line, so a finding points at the line a submitter sees in an editor (the
 official parser counts only MLLOG lines, 0-based).
 
 Compatibility with the official 4.1 reader (`mlp_parser/ruleset_410.py`): a record is the text
@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from .cache import ParseCache, Parsed
-from .model import Issue, LogEvent, Run, open_binary
+from .model import Issue, LogEvent, Problem, Run, open_binary
 
 if TYPE_CHECKING:
     from .archives import ArchiveMember
@@ -33,7 +33,7 @@ MAX_LINE_BYTES = 1 << 20
 #: A file larger than this is not parsed (the official repo checker allows 50 MB per file).
 MAX_FILE_BYTES = 256 << 20
 LEGACY_TOKEN = b":::MLL "
-#: After this many issues of one code in one file, the rest are counted in one summary issue.
+#: After this many issues of one problem in one file, the rest are counted in one summary issue.
 MAX_ISSUES_PER_CODE = 10
 
 #: Integers up to this size convert to a float exactly (larger ones may overflow it).
@@ -46,53 +46,32 @@ EVENT_TYPES = frozenset({"INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"})
 REQUIRED_FIELDS = ("key", "value", "metadata", "time_ms")
 
 
-class Code:
-    """Codes of the log-syntax rules (`mlperf_audit_rules.log_syntax` documents each)."""
-
-    UNREADABLE = "LOG001"
-    EMPTY = "LOG002"
-    BINARY = "LOG003"
-    NOT_UTF8 = "LOG004"
-    MALFORMED_JSON = "LOG005"
-    MISSING_FIELD = "LOG006"
-    BAD_FIELD_TYPE = "LOG007"
-    NONSTANDARD_FIELD = "LOG008"
-    NON_FINITE = "LOG009"
-    LINE_TOO_LONG = "LOG010"
-    TOO_DEEP = "LOG011"
-    DUPLICATE_KEY = "LOG012"
-    TRUNCATED = "LOG013"
-    NO_RECORDS = "LOG014"
-    SEVERAL_RECORDS = "LOG015"
-    TOO_LARGE = "LOG016"
-
-
 class _IssueSink:
-    """Collects issues for one file, capping floods of the same code."""
+    """Collects issues for one file, capping floods of the same problem."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self.issues: list[Issue] = []
-        self._counts: dict[str, int] = {}
-        self._first_line: dict[str, int | None] = {}
+        self._counts: dict[Problem, int] = {}
+        self._first_line: dict[Problem, int | None] = {}
 
-    def add(self, code: str, message: str, line: int | None = None, hint: str | None = None) -> None:
-        count = self._counts.get(code, 0) + 1
-        self._counts[code] = count
+    def add(self, problem: Problem, message: str, line: int | None = None, hint: str | None = None) -> None:
+        count = self._counts.get(problem, 0) + 1
+        self._counts[problem] = count
         if count == 1:
-            self._first_line[code] = line
+            self._first_line[problem] = line
         if count <= MAX_ISSUES_PER_CODE:
-            self.issues.append(Issue(code, message, self.path, line, hint))
+            self.issues.append(Issue(problem, message, self.path, line, hint))
 
     def finish(self) -> tuple[Issue, ...]:
-        for code, count in self._counts.items():
+        for problem, count in self._counts.items():
             if count > MAX_ISSUES_PER_CODE:
                 hidden = count - MAX_ISSUES_PER_CODE
                 self.issues.append(
                     Issue(
-                        code,
+                        problem,
                         f"{hidden} more line(s) with the same problem are not listed "
-                        f"({count} in all, the first at line {self._first_line[code]})",
+                        f"({count} in all, the first at line {self._first_line[problem]})",
                         self.path,
                         None,
                     )
@@ -194,12 +173,12 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
     try:
         head = stream.read(8192)
         if not head:
-            sink.add(Code.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
+            sink.add(Problem.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
             return Run(display_path, (), sink.finish(), size, 0, **context)
         nul = head.find(b"\x00")
         if nul >= 0:
             sink.add(
-                Code.BINARY,
+                Problem.BINARY,
                 f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
                 line=head.count(b"\n", 0, nul) + 1,
                 hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
@@ -217,7 +196,7 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
 def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], display_path: str, size: int,
                 line_count: int, context: dict[str, Any]) -> Run:
     sink.add(
-        Code.UNREADABLE,
+        Problem.UNREADABLE,
         f"cannot read the file: {error.strerror or error}",
         hint="Check the file's permissions and that it is a regular file.",
     )
@@ -226,10 +205,10 @@ def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], displa
 
 def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: int, line_count: int,
             context: dict[str, Any], legacy: bool = False) -> Run:
-    if not events and not any(issue.code != Code.NOT_UTF8 for issue in sink.issues):
+    if not events and not any(issue.problem != Problem.NOT_UTF8 for issue in sink.issues):
         if legacy:
             sink.add(
-                Code.NO_RECORDS,
+                Problem.NO_RECORDS,
                 f"unsupported log format: ':::MLL' lines of MLPerf Training 0.5/0.6, no ':::MLLOG' record in "
                 f"{line_count} line(s)",
                 hint="mlperf-audit reads the ':::MLLOG {json}' logs of rounds 1.0 and later; check 0.x results with "
@@ -237,7 +216,7 @@ def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: i
             )
         else:
             sink.add(
-                Code.NO_RECORDS,
+                Problem.NO_RECORDS,
                 f"no ':::MLLOG' record in {line_count} line(s)",
                 hint="The file must be the output of a run logged with mlperf_logging.mllog.",
             )
@@ -247,7 +226,7 @@ def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: i
 def _too_large(display_path: str, size: int, context: dict[str, Any]) -> Run:
     sink = _IssueSink(display_path)
     sink.add(
-        Code.TOO_LARGE,
+        Problem.TOO_LARGE,
         f"file is {size / 2**20:.0f} MiB, over the {MAX_FILE_BYTES >> 20} MiB limit; not read",
         hint="A result file holds one training run's log; split or trim what is not MLLOG output.",
     )
@@ -265,12 +244,12 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         lineno += 1
         consumed += len(raw)
         if consumed > MAX_FILE_BYTES:
-            sink.add(Code.TOO_LARGE, f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; "
+            sink.add(Problem.TOO_LARGE, f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; "
                      "the rest is not read", lineno)
             break
         if len(raw) > MAX_LINE_BYTES:
             sink.add(
-                Code.LINE_TOO_LONG,
+                Problem.LINE_TOO_LONG,
                 f"line is longer than {MAX_LINE_BYTES >> 20} MiB; not parsed",
                 lineno,
                 hint="A log line this long is not MLLOG output; remove it or the data dumped into it.",
@@ -281,7 +260,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             continue
         if raw.find(TOKEN) != start:
             sink.add(
-                Code.SEVERAL_RECORDS,
+                Problem.SEVERAL_RECORDS,
                 f"{raw.count(TOKEN)} ':::MLLOG' records on one line; only the last is read, "
                 "as the official parser does",
                 lineno,
@@ -292,7 +271,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             text = payload.decode("utf-8")
         except UnicodeDecodeError as error:
             sink.add(
-                Code.NOT_UTF8,
+                Problem.NOT_UTF8,
                 f"bytes that are not UTF-8 at column {start + len(TOKEN) + error.start + 1}; read as latin-1 "
                 "(as the official parser does)",
                 lineno,
@@ -304,7 +283,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         try:
             record = decode(text)
         except RecursionError:
-            sink.add(Code.TOO_DEEP, f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); "
+            sink.add(Problem.TOO_DEEP, f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); "
                      "not parsed", lineno, hint=_DEEP_HINT)
             continue
         except ValueError as error:
@@ -313,14 +292,14 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             where = f" at column {start + len(TOKEN) + position + 1}" if position is not None else ""
             if not raw.endswith(b"\n") and _looks_cut(text):  # only the last line can lack one
                 sink.add(
-                    Code.TRUNCATED,
+                    Problem.TRUNCATED,
                     f"the last line ends in the middle of a record ({message}{where}): the file is truncated",
                     lineno,
                     hint="Copy the complete log; the run's final records are missing.",
                 )
             else:
                 sink.add(
-                    Code.MALFORMED_JSON,
+                    Problem.MALFORMED_JSON,
                     f"':::MLLOG' record is not valid JSON: {message}{where}",
                     lineno,
                     hint="Each ':::MLLOG' line must carry exactly one JSON object, as mllog writes it.",
@@ -328,7 +307,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             continue
         # a line with few brackets cannot nest deeply: only the rare others are measured
         if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
-            sink.add(Code.TOO_DEEP, f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
+            sink.add(Problem.TOO_DEEP, f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
                      lineno, hint=_DEEP_HINT)
             continue
         event = _to_event(record, flags, path, lineno, sink)
@@ -385,7 +364,7 @@ def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sin
     if flags.duplicate_keys:
         names = ", ".join(sorted(set(flags.duplicate_keys)))
         sink.add(
-            Code.DUPLICATE_KEY,
+            Problem.DUPLICATE_KEY,
             f"JSON object repeats the name(s) {names}; the last value is used",
             lineno,
             hint="mllog never writes a name twice: this line was edited or assembled by hand.",
@@ -397,18 +376,18 @@ def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sin
         overflow = not any(name in ("NaN", "Infinity", "-Infinity") for name in flags.non_finite)
         reason = "which overflows to infinity" if overflow else "which is not a JSON number"
         sink.add(
-            Code.NON_FINITE,
+            Problem.NON_FINITE,
             f"{subject} holds {names}, {reason}",
             lineno,
             hint="A NaN or infinite value usually means the run diverged; check the value logged here.",
         )
     if not isinstance(record, dict):
-        sink.add(Code.BAD_FIELD_TYPE, f"record is a JSON {type(record).__name__}, not an object", lineno)
+        sink.add(Problem.BAD_FIELD_TYPE, f"record is a JSON {type(record).__name__}, not an object", lineno)
         return None
     missing = [name for name in REQUIRED_FIELDS if name not in record]
     if missing:
         sink.add(
-            Code.MISSING_FIELD,
+            Problem.MISSING_FIELD,
             f"record has no {', '.join(repr(m) for m in missing)} field",
             lineno,
             hint="Every record needs key, value, metadata and time_ms; log it with mllog, not by hand.",
@@ -416,10 +395,10 @@ def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sin
         return None
     key, metadata, raw_time = record["key"], record["metadata"], record["time_ms"]
     if not isinstance(key, str) or not key:
-        sink.add(Code.BAD_FIELD_TYPE, f"'key' must be a non-empty string, not {key!r}", lineno)
+        sink.add(Problem.BAD_FIELD_TYPE, f"'key' must be a non-empty string, not {key!r}", lineno)
         return None
     if not isinstance(metadata, dict):
-        sink.add(Code.BAD_FIELD_TYPE, f"'metadata' of {key!r} must be an object, not {_json_type(metadata)}", lineno)
+        sink.add(Problem.BAD_FIELD_TYPE, f"'metadata' of {key!r} must be an object, not {_json_type(metadata)}", lineno)
         return None
     time_ms = _time_ms(raw_time, key, lineno, sink)
     if time_ms is None:
@@ -428,15 +407,15 @@ def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sin
     event_type = record.get("event_type")
     if "namespace" not in record or "event_type" not in record:
         absent = [name for name in ("namespace", "event_type") if name not in record]
-        sink.add(Code.NONSTANDARD_FIELD, f"record of {key!r} has no {' or '.join(absent)} field", lineno)
+        sink.add(Problem.NONSTANDARD_FIELD, f"record of {key!r} has no {' or '.join(absent)} field", lineno)
     elif event_type not in EVENT_TYPES:
         sink.add(
-            Code.NONSTANDARD_FIELD,
+            Problem.NONSTANDARD_FIELD,
             f"event_type {event_type!r} of {key!r} is not one of {', '.join(sorted(EVENT_TYPES))}",
             lineno,
         )
     elif not isinstance(namespace, str):
-        sink.add(Code.NONSTANDARD_FIELD, f"namespace of {key!r} must be a string, not {_json_type(namespace)}", lineno)
+        sink.add(Problem.NONSTANDARD_FIELD, f"namespace of {key!r} must be a string, not {_json_type(namespace)}", lineno)
     return LogEvent(
         key=key,
         value=record["value"],
@@ -458,7 +437,7 @@ def _time_ms(raw: Any, key: str, lineno: int, sink: _IssueSink) -> float | None:
         if math.isfinite(value):
             return value
         shown = repr(raw) if len(repr(raw)) < 40 else f"a number of {len(repr(raw))} digits"
-        sink.add(Code.BAD_FIELD_TYPE, f"time_ms of {key!r} is {shown}, not a finite number", lineno)
+        sink.add(Problem.BAD_FIELD_TYPE, f"time_ms of {key!r} is {shown}, not a finite number", lineno)
         return None
     if isinstance(raw, str):
         try:
@@ -468,13 +447,13 @@ def _time_ms(raw: Any, key: str, lineno: int, sink: _IssueSink) -> float | None:
         else:
             if math.isfinite(value):
                 sink.add(
-                    Code.NONSTANDARD_FIELD,
+                    Problem.NONSTANDARD_FIELD,
                     f"time_ms of {key!r} is the string {raw!r}, not a number",
                     lineno,
                 )
                 return value
     sink.add(
-        Code.BAD_FIELD_TYPE,
+        Problem.BAD_FIELD_TYPE,
         f"time_ms of {key!r} must be a number of milliseconds, not {_json_type(raw)} {raw!r}"[:200],
         lineno,
         hint="mllog writes time_ms as an integer of milliseconds since the epoch.",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import os
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 import pluggy
@@ -18,6 +17,7 @@ import pluggy
 from . import hookspecs
 from .engine import RuleRunner
 from .errors import PluginError
+from .report import PluginInfo
 from .rule import Rule, RuleDefinitionError, validate_rule_class
 
 ENTRY_POINT_GROUP = "mlperf_audit"
@@ -25,24 +25,6 @@ DISTRIBUTION = "mlperf-audit"
 #: Set to a non-empty value to load only the plugins that ship with mlperf-audit.
 DISABLE_AUTOLOAD_ENV = "MLPERF_AUDIT_DISABLE_PLUGIN_AUTOLOAD"
 ESSENTIAL = "engine"
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    name: str
-    module: str
-    distribution: str
-    version: str
-    builtin: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "module": self.module,
-            "distribution": self.distribution,
-            "version": self.version,
-            "builtin": self.builtin,
-        }
 
 
 class PluginHost:
@@ -165,6 +147,6 @@ class PluginHost:
 
 
 def _version() -> str:
-    from . import __version__
+    from ._version import __version__
 
     return __version__

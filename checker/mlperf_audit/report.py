@@ -9,14 +9,31 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__
+from ._version import __version__
 from .config import Config
-from .engine import INTERNAL_RULE
 from .model import Finding, Severity, Tree
-from .plugins import PluginInfo
+from .rule import ENGINE, Rule
 from .safety import visible, visible_data
 
 SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    name: str
+    module: str
+    distribution: str
+    version: str
+    builtin: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "module": self.module,
+            "distribution": self.distribution,
+            "version": self.version,
+            "builtin": self.builtin,
+        }
 
 
 def mlperf_logging_version() -> str:
@@ -93,7 +110,7 @@ class Report:
     findings: tuple[Finding, ...]
     tool_version: str = __version__
     mlperf_logging: str = ""
-    rules: tuple[Any, ...] = ()  # the registered rule classes, for formats that describe rules
+    rules: tuple[type[Rule], ...] = ()  # the registered rule classes, for formats that describe rules
     checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
     processes: int = 1  # how many processes checked benchmark folders
 
@@ -108,8 +125,13 @@ class Report:
         object.__setattr__(self, "config", dataclasses.replace(
             self.config, notes=tuple(visible(note) for note in self.config.notes)))
 
-    def rule(self, code: str) -> Any:
+    def rule(self, code: str) -> type[Rule] | None:
         return next((r for r in self.rules if r.code == code), None)
+
+    @property
+    def engine_codes(self) -> frozenset[str]:
+        """Codes of the findings the engine makes itself: a rule crashed (exit code 2)."""
+        return frozenset(r.code for r in self.rules if r.produced_by == ENGINE)
 
     def repository_path(self, path: str | None) -> str | None:
         """A finding's path relative to the current directory (where a CI job runs), '/' separators;
@@ -140,7 +162,7 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        if any(f.rule == INTERNAL_RULE for f in self.findings):
+        if any(f.rule in self.engine_codes for f in self.findings):  # a rule crashed: the check is incomplete
             return 2
         return 1 if any(self.config.fails(f.severity) and not f.waived_by for f in self.findings) else 0
 

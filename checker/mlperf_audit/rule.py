@@ -1,29 +1,147 @@
-"""The rule base class: a code, a name, a summary, a severity, a scope and a documented docstring.
+"""The rule API: the `Rule` base class and the `CheckContext` every rule receives.
 
 A rule pack is a module with a `mlperf_audit_register_rules` hook implementation that returns
 rule classes; the engine instantiates the selected ones and calls `check` on every target of the
 rule's scope. Rules read the parsed model and yield findings; they never write. A few read files
 of the package that the model only lists (the REP rules read implementation files, through the
 listed entries, never a path of their own making).
+
+The context gives a rule the configuration in force, the tree being checked, the rules selected,
+and two ways to share work: `memo` (computed once per target, shared by the rules of that target)
+and `Channel` (small values one phase publishes for a later one: a rate per benchmark folder that
+a tree rule compares across folders).
 """
 
 from __future__ import annotations
 
 import inspect
 import re
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable, Literal, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Generic, Iterable, Literal, Sequence, TypeVar
 
-from .model import Finding, Issue, Severity
+from .config import Config
+from .model import BenchmarkResult, Finding, Issue, Problem, Severity, SystemDescription, Tree
 
-if TYPE_CHECKING:
-    from .engine import CheckContext
-
-Scope = Literal["tree", "submission", "system", "benchmark", "run"]
-SCOPES: tuple[Scope, ...] = ("tree", "submission", "system", "benchmark", "run")
+#: What a rule checks: "comparison" is a `Comparison` of two trees' scores (`audit --baseline`).
+Scope = Literal["tree", "submission", "system", "benchmark", "run", "comparison"]
+SCOPES: tuple[Scope, ...] = ("tree", "submission", "system", "benchmark", "run", "comparison")
 
 CODE_PATTERN = re.compile(r"^[A-Z]{2,5}\d{3,4}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 _HOW_TO_FIX = re.compile(r"^How to fix:\s*(.+?)(?:\n\s*\n|\Z)", re.MULTILINE | re.DOTALL)
+
+
+T = TypeVar("T")
+#: `Rule.produced_by` of the findings the engine makes itself (a rule crashed).
+ENGINE = "engine"
+
+
+class Channel(Generic[T]):
+    """A named, typed stream of values between phases: `context.publish(channel, value)` while
+    checking one target, `context.received(channel)` in a later phase (the tree scope).
+
+    Values must be plain data (numbers, strings, tuples, frozen dataclasses of those): with
+    `--jobs`, benchmark folders are checked in worker processes, and what they publish travels
+    back with their findings. The name must be unique among plugins: prefix it with yours.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Channel({self.name!r})"
+
+
+@dataclass
+class CheckContext:
+    """What every check hook receives besides its target."""
+
+    config: Config
+    tree: Tree
+    #: The selected rules that check targets (`produced_by` rules are not instantiated), by scope.
+    rules: "dict[Scope, list[Rule]]" = field(default_factory=dict)
+    #: Every registered rule, by code, selected or not.
+    catalogue: "dict[str, type[Rule]]" = field(default_factory=dict)
+    #: The codes of every selected rule, those a phase produces included.
+    selected_codes: frozenset[str] = frozenset()
+    #: What has been published, by channel name (the engine moves it between processes; rules use
+    #: `publish` and `received`).
+    channels: dict[str, list[Any]] = field(default_factory=dict)
+    _memo_target: Any = field(default=None, repr=False)
+    _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    _reporters: "dict[str, type[Rule]] | None" = field(default=None, repr=False)
+    #: The engine's per-scope execution plans (private to the engine).
+    plans: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def ruleset(self) -> str:
+        return self.config.ruleset
+
+    @property
+    def version(self) -> str:
+        """The round of the ruleset in force, e.g. "4.1.0" for "training-4.1.0"."""
+        return self.config.ruleset.split("-", 1)[1]
+
+    def is_selected(self, code: str) -> bool:
+        """Whether the rule `code` is in force (selected and applicable to the ruleset)."""
+        return code in self.selected_codes
+
+    def severity_of(self, code: str) -> Severity | None:
+        rule = self.catalogue.get(code)
+        return rule.severity if rule is not None else None
+
+    def reporter(self, problem: Problem | str) -> "type[Rule] | None":
+        """The registered rule that reports issues of `problem` (an `IssueRule`), or None."""
+        if self._reporters is None:
+            self._reporters = {str(rule.problem): rule for rule in self.catalogue.values()
+                               if issubclass(rule, IssueRule)}
+        return self._reporters.get(str(problem))
+
+    def error_codes(self, issues: Iterable[Issue]) -> list[str]:
+        """The codes of the registered rules that report any of `issues` as an error, sorted: what
+        makes a log unreadable to the official tools (whether or not the rule is selected)."""
+        codes = set()
+        for issue in issues:
+            rule = self.reporter(issue.problem)
+            if rule is not None and rule.severity is Severity.ERROR:
+                codes.add(rule.code)
+        return sorted(codes)
+
+    def system_description(self, submitter: str | None, system: str | None) -> SystemDescription | None:
+        for submission in self.tree.submissions:
+            if (submission.name or None) == submitter and system is not None:
+                return submission.system(system)
+        return None
+
+    def division_of(self, result: BenchmarkResult) -> str | None:
+        """The division from the system description, else from the logs (as a best guess)."""
+        description = self.system_description(result.submitter, result.system)
+        if description is not None and description.division in ("closed", "open"):
+            return description.division
+        for run in result.runs:
+            value = run.value("submission_division")
+            if value in ("closed", "open"):
+                return str(value)
+        return None
+
+    def memo(self, target: Any, name: str, compute: Callable[[], T]) -> T:
+        """Computes `name` once per target and shares it between rules; only the latest target is kept."""
+        if self._memo_target is not target:
+            self._memo_target, self._memo = target, {}
+        if name not in self._memo:
+            self._memo[name] = compute()
+        value: T = self._memo[name]
+        return value
+
+    def publish(self, channel: Channel[T], value: T) -> None:
+        """Keeps `value` for rules of a later phase (see `Channel`)."""
+        self.channels.setdefault(channel.name, []).append(value)
+
+    def received(self, channel: Channel[T]) -> list[T]:
+        """Everything published on `channel` so far, in folder order."""
+        return list(self.channels.get(channel.name, ()))
 
 
 class RuleDefinitionError(Exception):
@@ -53,6 +171,10 @@ class Rule:
     #: group: the engine calls `check_group` once per target for the group's selected rules, where
     #: a call of `check` per rule would cost more than the checking itself.
     group: ClassVar[str | None] = None
+    #: Where the rule's findings are made when not by `check` (which it then leaves out): a
+    #: phase that needs every other finding first, named for `explain` and `rules --json`:
+    #: "engine" (a rule crashed) or a hook such as "mlperf_audit_modify_findings".
+    produced_by: ClassVar[str | None] = None
 
     def check(self, target: Any, context: "CheckContext") -> Iterable[Finding]:
         raise NotImplementedError
@@ -111,17 +233,21 @@ class Rule:
             "scope": cls.scope,
             "plugin": cls.plugin,
             "rulesets": sorted(cls.rulesets) if cls.rulesets is not None else None,
+            "produced_by": cls.produced_by,
             "doc": cls.doc(),
         }
 
 
 class IssueRule(Rule):
-    """Reports the issues of its own code that the parser or discovery attached to a target."""
+    """Reports the issues of its `problem` that the parser or discovery attached to a target."""
+
+    #: The kind of problem this rule reports; one rule per problem.
+    problem: ClassVar[Problem]
 
     def check(self, target: Any, context: "CheckContext") -> Iterable[Finding]:
         issues: tuple[Issue, ...] = getattr(target, "issues", ())
         for issue in issues:
-            if issue.code == self.code:
+            if issue.problem == self.problem:
                 yield self.finding(issue.message, path=issue.path, line=issue.line, hint=issue.hint)
 
 
@@ -147,5 +273,12 @@ def validate_rule_class(rule: Any) -> None:
         raise RuleDefinitionError(f"rule {label} ({rule.code}) has no docstring: `explain` needs one")
     if not rule.fix_hint():
         raise RuleDefinitionError(f"rule {label} ({rule.code}) has no hint and no 'How to fix:' paragraph")
-    if rule.check is Rule.check:
-        raise RuleDefinitionError(f"rule {label} ({rule.code}) does not implement check()")
+    if rule.produced_by is not None:
+        if rule.check is not Rule.check:
+            raise RuleDefinitionError(f"rule {label} ({rule.code}) is produced by {rule.produced_by!r} and "
+                                      "implements check(): one of the two")
+    elif rule.check is Rule.check:
+        raise RuleDefinitionError(f"rule {label} ({rule.code}) does not implement check() "
+                                  "and names no phase that produces its findings (produced_by)")
+    if issubclass(rule, IssueRule) and not isinstance(getattr(rule, "problem", None), Problem):
+        raise RuleDefinitionError(f"rule {label} ({rule.code}) is an IssueRule without a Problem to report")

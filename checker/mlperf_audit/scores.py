@@ -1,7 +1,7 @@
 """Scores: time-to-train per run and per benchmark, and the tables the official summarizer writes.
 
 The numbers come from the `mlperf_audit_score_benchmark` hook (the built-in implementation is
-`mlperf_audit_rules.scoring`); this module holds the model and renders it: a text table, JSON
+`mlperf_audit_rules.summarizer`); this module holds the model and renders it: a text table, JSON
 (schema_version 1) and the official summarizer's two CSV tables with their column names. Energy
 (power submissions: a benchmark folder with `power/`) is in joules, per run and per result (the
 detailed table's `<benchmark>:Energy` column).
@@ -103,6 +103,13 @@ class BenchmarkScore:
     #: the summarizer's Energy column: the olympic mean of the kept runs' energies times the scaling
     #: factor, in joules; None without power measurements
     energy_joules: float | None = None
+    # What a reviewer's view shows beside the score (the `report` plots), in none of the tables:
+    #: the quality target and its direction (">=" or "<="), from the official compliance rule
+    quality_target: tuple[float, str] | None = None
+    #: the RCP band: the lowest acceptable mean convergence point and the RCP mean
+    rcp_band: tuple[float, float] | None = None
+    #: the highest utilisation of the accelerators' best peak among the runs, and the accelerator model
+    peak_utilisation: tuple[float, str] | None = None
 
     @property
     def division(self) -> str | None:
@@ -111,6 +118,15 @@ class BenchmarkScore:
     @property
     def accelerators(self) -> int | None:
         return self.system_info.get("accelerators_count")
+
+    @property
+    def work_rate(self) -> float | None:
+        """Convergence units per minute per accelerator: the olympic mean over the counted runs."""
+        rates = sorted(r.units / r.minutes for r in self.runs if r.counted and r.units and r.minutes and r.minutes > 0)
+        if not rates or not self.accelerators:
+            return None
+        kept = rates[1:-1] if len(rates) >= 3 else rates
+        return sum(kept) / len(kept) / self.accelerators
 
     @property
     def spread(self) -> Spread:
@@ -145,7 +161,7 @@ class BenchmarkScore:
 
 
 def render_json(scores: Iterable[BenchmarkScore], ruleset: str, extra: dict[str, Any] | None = None) -> str:
-    from . import __version__
+    from ._version import __version__
 
     document = {
         "schema_version": SCHEMA_VERSION,
@@ -261,3 +277,13 @@ def url_prefix(ruleset: str) -> str:
     version = ruleset.split("-", 1)[1]
     short = version[:3] + version[3:].replace(".0", "")
     return f"https://github.com/mlcommons/training_results_v{short}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The target of rules of scope "comparison" (`audit --baseline`): the scores of PATH and of
+    a baseline PATH (an earlier round, another submitter), each in folder order."""
+
+    scores: tuple[BenchmarkScore, ...]
+    baseline: tuple[BenchmarkScore, ...]
+    path: str = ""

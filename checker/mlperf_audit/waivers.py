@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .errors import ConfigError
-from .hookspecs import hookimpl
+from .markers import hookimpl
 from .model import Finding, Severity
 from .rule import Rule
 from .safety import visible

@@ -30,10 +30,9 @@ from typing import Any, Iterable, Sequence
 
 import yaml
 
-from mlperf_audit import Finding, Rule, Run, Severity, hookimpl, rulesets
-from mlperf_audit.engine import CheckContext
+from mlperf_audit import CheckContext, Finding, Rule, Run, Severity, hookimpl, rulesets
 
-from .history import LaterCheck, later_check
+from .support.history import LaterCheck, later_check
 
 CODES_FILE = "data/compliance_codes.json"
 KINDS = ("REQ", "REPEATED", "CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK", "ALTERNATIVES", "CODE", "BEGIN", "END",

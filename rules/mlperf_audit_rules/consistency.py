@@ -7,10 +7,9 @@ from collections import defaultdict
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
-from mlperf_audit.engine import CheckContext
-from mlperf_audit_rules import schemas
+from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit_rules.rcp import verdict_for
+from mlperf_audit_rules.support import schemas
 
 VALUES_SCHEMA = "mllog_values.schema.json"
 #: Keys that configure training and so must be the same in every run of a benchmark.

@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, LogEvent, Rule, Run, Severity, hookimpl
-from mlperf_audit.engine import CheckContext
-from mlperf_audit_rules import compliance, hardware
+from mlperf_audit import BenchmarkResult, CheckContext, Finding, LogEvent, Rule, Run, Severity, hardware, hookimpl
+from mlperf_audit_rules import compliance
 from mlperf_audit_rules.compliance import LogLine
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from mlperf_audit import Finding, LogEvent, Rule, Run, Severity, hookimpl
-from mlperf_audit.engine import CheckContext
+from mlperf_audit import CheckContext, Finding, LogEvent, Rule, Run, Severity, hookimpl
 from mlperf_audit_rules.compliance import official_codes
 
 TRAINING_EVENTS = ("block_start", "epoch_start")

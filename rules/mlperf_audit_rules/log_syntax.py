@@ -9,8 +9,7 @@ crashes it.
 
 from __future__ import annotations
 
-from mlperf_audit import IssueRule, Rule, Severity, hookimpl
-from mlperf_audit.parser import MAX_FILE_BYTES, MAX_LINE_BYTES, Code
+from mlperf_audit import MAX_FILE_BYTES, MAX_LINE_BYTES, IssueRule, Problem, Rule, Severity, hookimpl
 
 
 class UnreadableFile(IssueRule):
@@ -25,7 +24,8 @@ class UnreadableFile(IssueRule):
     How to fix: make the file readable (`chmod a+r`), or copy it again from the run's output.
     """
 
-    code = Code.UNREADABLE
+    code = "LOG001"
+    problem = Problem.UNREADABLE
     name = "unreadable-file"
     summary = "A result file cannot be opened or read."
     severity = Severity.ERROR
@@ -45,7 +45,8 @@ class EmptyFile(IssueRule):
     How to fix: copy the complete log of the run, or remove the file and add the missing run.
     """
 
-    code = Code.EMPTY
+    code = "LOG002"
+    problem = Problem.EMPTY
     name = "empty-file"
     summary = "A result file is empty."
     severity = Severity.ERROR
@@ -65,7 +66,8 @@ class BinaryFile(IssueRule):
     How to fix: decompress it, or replace it with the plain-text output of the run.
     """
 
-    code = Code.BINARY
+    code = "LOG003"
+    problem = Problem.BINARY
     name = "binary-file"
     summary = "A result file is binary, not a text log."
     severity = Severity.ERROR
@@ -85,7 +87,8 @@ class NotUtf8(IssueRule):
     How to fix: write the log as UTF-8 (set `PYTHONIOENCODING=utf-8` in the launcher).
     """
 
-    code = Code.NOT_UTF8
+    code = "LOG004"
+    problem = Problem.NOT_UTF8
     name = "not-utf8"
     summary = "An MLLOG record holds bytes that are not UTF-8 (read as latin-1)."
     severity = Severity.WARNING
@@ -108,7 +111,8 @@ class MalformedJson(IssueRule):
     do not edit logs by hand.
     """
 
-    code = Code.MALFORMED_JSON
+    code = "LOG005"
+    problem = Problem.MALFORMED_JSON
     name = "malformed-json"
     summary = "An MLLOG record is not valid JSON."
     severity = Severity.ERROR
@@ -129,7 +133,8 @@ class MissingField(IssueRule):
     How to fix: log through `mlperf_logging.mllog`, which always writes all six fields.
     """
 
-    code = Code.MISSING_FIELD
+    code = "LOG006"
+    problem = Problem.MISSING_FIELD
     name = "missing-field"
     summary = "An MLLOG record lacks key, value, metadata or time_ms."
     severity = Severity.ERROR
@@ -150,7 +155,8 @@ class BadFieldType(IssueRule):
     How to fix: log through `mlperf_logging.mllog` and pass metadata as a dict.
     """
 
-    code = Code.BAD_FIELD_TYPE
+    code = "LOG007"
+    problem = Problem.BAD_FIELD_TYPE
     name = "bad-field-type"
     summary = "An MLLOG record's key, metadata or time_ms has an unusable type."
     severity = Severity.ERROR
@@ -172,7 +178,8 @@ class NonstandardField(IssueRule):
     How to fix: log through `mlperf_logging.mllog`; do not post-process log lines.
     """
 
-    code = Code.NONSTANDARD_FIELD
+    code = "LOG008"
+    problem = Problem.NONSTANDARD_FIELD
     name = "nonstandard-field"
     summary = "An MLLOG record has an odd namespace, event_type or time_ms (tolerated officially)."
     severity = Severity.WARNING
@@ -192,7 +199,8 @@ class NonFiniteNumber(IssueRule):
     How to fix: check the run: a NaN evaluation means it diverged and cannot be a result.
     """
 
-    code = Code.NON_FINITE
+    code = "LOG009"
+    problem = Problem.NON_FINITE
     name = "non-finite-number"
     summary = "An MLLOG record holds NaN or Infinity."
     severity = Severity.WARNING
@@ -213,7 +221,8 @@ class LineTooLong(IssueRule):
     How to fix: remove the dump from the log, or log to a separate file.
     """
 
-    code = Code.LINE_TOO_LONG
+    code = "LOG010"
+    problem = Problem.LINE_TOO_LONG
     name = "line-too-long"
     summary = "A line is too long to be a log record; not parsed."
     severity = Severity.ERROR
@@ -235,7 +244,8 @@ class JsonTooDeep(IssueRule):
     How to fix: remove the line; log with `mlperf_logging.mllog`, and log values flat.
     """
 
-    code = Code.TOO_DEEP
+    code = "LOG011"
+    problem = Problem.TOO_DEEP
     name = "json-too-deep"
     summary = "An MLLOG record nests JSON too deeply to read."
     severity = Severity.ERROR
@@ -256,7 +266,8 @@ class DuplicateJsonKey(IssueRule):
     How to fix: regenerate the log; never edit log records.
     """
 
-    code = Code.DUPLICATE_KEY
+    code = "LOG012"
+    problem = Problem.DUPLICATE_KEY
     name = "duplicate-json-key"
     summary = "An MLLOG record repeats a JSON name."
     severity = Severity.WARNING
@@ -276,7 +287,8 @@ class TruncatedFile(IssueRule):
     How to fix: copy the complete log of the run.
     """
 
-    code = Code.TRUNCATED
+    code = "LOG013"
+    problem = Problem.TRUNCATED
     name = "truncated-file"
     summary = "A result file ends in the middle of a record."
     severity = Severity.ERROR
@@ -298,7 +310,8 @@ class NoRecords(IssueRule):
     How to fix: make sure the benchmark logs through `mlperf_logging.mllog` to the captured output.
     """
 
-    code = Code.NO_RECORDS
+    code = "LOG014"
+    problem = Problem.NO_RECORDS
     name = "no-mllog-records"
     summary = "A result file holds no MLLOG record."
     severity = Severity.ERROR
@@ -318,7 +331,8 @@ class SeveralRecordsOnLine(IssueRule):
     How to fix: log from one rank, or make each rank flush whole lines.
     """
 
-    code = Code.SEVERAL_RECORDS
+    code = "LOG015"
+    problem = Problem.SEVERAL_RECORDS
     name = "several-records-on-line"
     summary = "A line holds several MLLOG records; only the last is read."
     severity = Severity.WARNING
@@ -338,7 +352,8 @@ class FileTooLarge(IssueRule):
     How to fix: keep only the run's log in the result file.
     """
 
-    code = Code.TOO_LARGE
+    code = "LOG016"
+    problem = Problem.TOO_LARGE
     name = "file-too-large"
     summary = "A result file is too large to be one run's log; not parsed."
     severity = Severity.ERROR

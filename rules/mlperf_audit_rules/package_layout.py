@@ -11,12 +11,24 @@ import dataclasses
 import re
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, IssueRule, Rule, Run, Severity, Submission, hookimpl, rulesets
-from mlperf_audit.discovery import PARAMS_FILE, Code
-from mlperf_audit.engine import SCALING_JSON_INVALID, CheckContext
-from mlperf_audit.model import TargetKind, natural_key
-from mlperf_audit_rules import schemas
-from mlperf_audit_rules.history import later_check
+from mlperf_audit import (
+    PARAMS_FILE,
+    BenchmarkResult,
+    CheckContext,
+    Finding,
+    IssueRule,
+    Problem,
+    Rule,
+    Run,
+    Severity,
+    Submission,
+    TargetKind,
+    hookimpl,
+    natural_key,
+    rulesets,
+)
+from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support.history import later_check
 
 
 class UnreadableFolder(IssueRule):
@@ -32,7 +44,8 @@ class UnreadableFolder(IssueRule):
     How to fix: make the folder readable (`chmod a+rx`).
     """
 
-    code = Code.UNREADABLE_FOLDER
+    code = "PKG001"
+    problem = Problem.UNREADABLE_FOLDER
     name = "unreadable-folder"
     summary = "A folder cannot be listed."
     severity = Severity.ERROR
@@ -52,7 +65,8 @@ class SpecialFile(IssueRule):
     How to fix: replace it with the regular file it stands for.
     """
 
-    code = Code.SPECIAL_FILE
+    code = "PKG002"
+    problem = Problem.SPECIAL_FILE
     name = "special-file"
     summary = "An entry is a FIFO, socket or device."
     severity = Severity.ERROR
@@ -73,7 +87,8 @@ class BrokenLink(IssueRule):
     How to fix: replace the link with the file itself.
     """
 
-    code = Code.BROKEN_LINK
+    code = "PKG003"
+    problem = Problem.BROKEN_LINK
     name = "broken-symlink"
     summary = "A symbolic link is broken or loops."
     severity = Severity.ERROR
@@ -93,7 +108,8 @@ class LinkedFolder(IssueRule):
     How to fix: copy the folder in place of the link (results repositories hold real folders).
     """
 
-    code = Code.LINKED_FOLDER
+    code = "PKG004"
+    problem = Problem.LINKED_FOLDER
     name = "symlinked-folder"
     summary = "A symbolic link to a folder is not followed."
     severity = Severity.WARNING
@@ -119,7 +135,8 @@ class LinkOutsidePath(IssueRule):
     are themselves inside it (or check the folder that holds both).
     """
 
-    code = Code.LINK_OUTSIDE
+    code = "PKG021"
+    problem = Problem.LINK_OUTSIDE
     name = "link-outside-path"
     summary = "A linked file lies outside the checked PATH and is not read."
     severity = Severity.WARNING
@@ -143,7 +160,8 @@ class NotASubmission(IssueRule):
     How to fix: move the files into the submitter's folder they belong to, or remove the folder.
     """
 
-    code = Code.NOT_A_SUBMISSION
+    code = "PKG022"
+    problem = Problem.NOT_A_SUBMISSION
     name = "not-a-submission"
     summary = "A folder at the root of a results repository is not a submission and is not checked."
     severity = Severity.WARNING
@@ -167,7 +185,8 @@ class SubmissionFolderAtRoot(IssueRule):
     submission, remove the other folders and check it alone).
     """
 
-    code = Code.SUBMISSION_AT_ROOT
+    code = "PKG023"
+    problem = Problem.SUBMISSION_AT_ROOT
     name = "submission-folder-at-root"
     summary = "A results/, systems/ or benchmarks/ folder at the root of a repository is not checked."
     severity = Severity.ERROR
@@ -189,7 +208,8 @@ class ScalingJsonInvalid(IssueRule):
     memory and never needs the file).
     """
 
-    code = SCALING_JSON_INVALID
+    code = "PKG005"
+    problem = Problem.SCALING_JSON_INVALID
     name = "scaling-json-invalid"
     summary = "scaling.json is unreadable or has no numeric scaling_factor."
     severity = Severity.ERROR
@@ -219,7 +239,8 @@ class BadName(IssueRule):
     How to fix: rename the entry without the dot or space, or delete it.
     """
 
-    code = Code.BAD_NAME
+    code = "PKG015"
+    problem = Problem.BAD_NAME
     name = "hidden-or-space-name"
     summary = "A name starts with a dot or contains a space."
     severity = Severity.ERROR
@@ -245,7 +266,8 @@ class FileTooBig(IssueRule):
     How to fix: keep only what the result needs; move large artefacts elsewhere.
     """
 
-    code = Code.FILE_TOO_BIG
+    code = "PKG016"
+    problem = Problem.FILE_TOO_BIG
     name = "file-too-big"
     summary = "A file is larger than the 50 MB the repository allows."
     severity = Severity.ERROR
@@ -587,9 +609,8 @@ class TooManyFailedRuns(Rule):
     summary = "More runs fail than olympic scoring tolerates."
     severity = Severity.ERROR
     scope = "benchmark"
-
-    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        return ()  # decided once every run's findings are known: see `apply_olympic_tolerance`
+    # decided once every run's findings are known, with the olympic tolerance (`apply_olympic_tolerance`)
+    produced_by = "mlperf_audit_modify_findings"
 
 
 TOLERATED = " [tolerated: the only non-compliant run of this benchmark; olympic scoring drops it]"
@@ -617,14 +638,14 @@ def _run_of(path: str) -> tuple[str, str] | None:
 
 def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> None:
     """Downgrades the findings of a lone failed run to warnings; reports folders with too many."""
-    fails = {rule.code for rules in context.rules.values() for rule in rules if rule.fails_run}
+    fails = {code for code, rule in context.catalogue.items() if rule.fails_run and context.is_selected(code)}
     failed: dict[str, dict[str, list[int]]] = {}
     for index, finding in enumerate(findings):
         if finding.rule in fails and finding.severity is Severity.ERROR and finding.path and finding.benchmark:
             run = _run_of(finding.path)
             if run is not None:
                 failed.setdefault(run[0], {}).setdefault(run[1], []).append(index)
-    report_too_many = any(rule.code == TooManyFailedRuns.code for rule in context.rules.get("benchmark", ()))
+    report_too_many = context.is_selected(TooManyFailedRuns.code)
     rule = TooManyFailedRuns()
     for folder, runs in sorted(failed.items()):
         sample = findings[next(iter(runs.values()))[0]]

@@ -15,17 +15,25 @@ the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
 from __future__ import annotations
 
 import statistics
-from dataclasses import dataclass
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, SystemDescription, Tree, hookimpl
-from mlperf_audit.engine import CheckContext
-from mlperf_audit_rules import hardware
-from mlperf_audit_rules.rcp import run_convergence
-from mlperf_audit_rules.scoring import time_to_train
+from mlperf_audit import (
+    BenchmarkResult,
+    BenchmarkScore,
+    Channel,
+    CheckContext,
+    Comparison,
+    Finding,
+    Rule,
+    Severity,
+    SystemDescription,
+    Tree,
+    hardware,
+    hookimpl,
+)
+from mlperf_audit_rules.summarizer import RunWork, run_work
 
 EXACT_WORK = {"gpt3", "llama2_70b_lora"}
-CEILING = {"gpt3": 0.60, "llama2_70b_lora": 0.60, "bert": 0.75}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
 THROUGHPUT_TOLERANCE = 1.25
 #: Benchmarks whose convergence unit is samples, the unit of their logged `throughput`.
@@ -37,53 +45,6 @@ SUPERLINEAR_MARGIN = 1.05
 #: ... and this much on another chassis (other accelerators per node or host processor): equal-size
 #: configurations on different chassis vary by up to 1.07 (hardware.md R3, Supermicro v4.0 and v4.1).
 CHASSIS_MARGIN = 1.07
-
-
-@dataclass(frozen=True)
-class RunWork:
-    run: Run
-    units: float
-    minutes: float
-
-    @property
-    def rate(self) -> float:
-        return self.units / self.minutes
-
-
-#: Far more accelerators than any submitted system has: a count beyond this is not a count, and
-#: dividing a rate by a count of hundreds of digits overflows a float.
-MAX_ACCELERATORS = 10**7
-
-
-def accelerators(description: SystemDescription | None) -> tuple[int | None, hardware.Accelerator | None]:
-    if description is None or description.data is None:
-        return None, None
-    try:
-        count: int | None = (int(str(description.get("accelerators_per_node")))
-                             * int(str(description.get("number_of_nodes"))))
-    except ValueError:  # not digits, or more of them than int() reads
-        count = None
-    if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count
-        count = None
-    return count, hardware.match(description.get("accelerator_model_name"))
-
-
-def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
-    works = []
-    for run in result.runs:
-        convergence = run_convergence(run, version)
-        minutes = time_to_train(run)
-        if convergence.converged and minutes and minutes > 0:
-            works.append(RunWork(run, float(convergence.point), minutes))
-    return works
-
-
-def utilisation(work: RunWork, benchmark: str, count: int, accelerator: hardware.Accelerator) -> float | None:
-    model = hardware.WORK.get(benchmark)
-    peak = accelerator.best_peak_tflops
-    if model is None or peak is None or count <= 0:
-        return None
-    return work.units * model.flops_per_unit / (work.minutes * 60) / count / (peak * 1e12)
 
 
 class UnknownAccelerator(Rule):
@@ -130,19 +91,19 @@ class _UtilisationRule(Rule):
     scope = "benchmark"
 
     def measured(self, result: BenchmarkResult, context: CheckContext) -> tuple[float, RunWork, str] | None:
-        count, accelerator = accelerators(context.system_description(result.submitter, result.system))
+        count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
         if count is None or accelerator is None or result.benchmark not in hardware.WORK:
             return None
         best = None
         for work in run_work(result, context.ruleset.split("-", 1)[1]):
-            value = utilisation(work, result.benchmark, count, accelerator)
+            value = hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator)
             if value is not None and (best is None or value > best[0]):
                 best = (value, work, f"{count} x {accelerator.model}, peak {accelerator.best_peak_tflops:g} TFLOP/s")
         return best
 
     def peak_known(self, result: BenchmarkResult, context: CheckContext) -> bool:
         """The best peak is the accelerator's best: its FP8 or INT8 peak is sourced."""
-        _, accelerator = accelerators(context.system_description(result.submitter, result.system))
+        _, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
         return accelerator is not None and accelerator.low_precision_known
 
     def explain_measure(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
@@ -216,7 +177,7 @@ class UtilisationSuspicious(_UtilisationRule):
         measured = self.measured(result, context)
         if measured is None:
             return
-        ceiling = CEILING[result.benchmark]
+        ceiling = hardware.WORK[result.benchmark].ceiling
         impossible = result.benchmark in EXACT_WORK and measured[0] > 1.0  # AUD002's
         if measured[0] > ceiling and not impossible:
             known = self.peak_known(result, context)
@@ -322,7 +283,7 @@ class SuperlinearScaling(Rule):
 
     def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         groups: dict[tuple[str, str, str], list[tuple[int, float, str]]] = {}
-        for submitter, benchmark, model, count, per_accelerator, path in context.summaries.get(RATES, []):
+        for submitter, benchmark, model, count, per_accelerator, path in context.received(RATES):
             groups.setdefault((submitter, benchmark, model), []).append((count, per_accelerator, path))
         for (submitter, benchmark, model), entries in sorted(groups.items()):
             entries.sort()
@@ -346,24 +307,70 @@ class SuperlinearScaling(Rule):
         return chassis(small) is not None and chassis(small) == chassis(large)
 
 
-RATES = "plausibility.rates"
+#: Each folder's work per accelerator per minute: (submitter, benchmark, accelerator model, count,
+#: rate per accelerator, folder path), published while checking the folder, read by AUD006.
+RATES: Channel[tuple[str, str, str, int, float, str]] = Channel("plausibility.rates")
 
 
 @hookimpl
 def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext) -> None:
     """Keeps each folder's work per accelerator per minute for SuperlinearScaling (runs are not kept)."""
-    count, accelerator = accelerators(context.system_description(result.submitter, result.system))
+    count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
     if not count or accelerator is None or result.submitter is None:
         return
     rates = sorted(w.rate for w in run_work(result, context.ruleset.split("-", 1)[1]))
     if len(rates) >= 3:
         middle = rates[1:-1]
-        context.summaries.setdefault(RATES, []).append(
-            (result.submitter, result.benchmark, accelerator.model, count, sum(middle) / len(middle) / count, result.path))
+        context.publish(RATES, (result.submitter, result.benchmark, accelerator.model, count, sum(middle) / len(middle) / count, result.path))
+
+
+def best_of(scores: Iterable[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
+    """The result of `benchmark` with the lowest score."""
+    scored = [s for s in scores if s.benchmark == benchmark and s.score_minutes]
+    return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
+
+
+class CrossResultSpeedup(Rule):
+    """A result is faster per accelerator than its baseline by more than the hardware supports.
+
+    What it checks: in `audit --baseline PATH`, for each benchmark, the best result's work per
+    accelerator per minute against the baseline's best, and that against the larger of the
+    accelerators' compute ratio (best dense peaks) and memory-bandwidth ratio, times a software
+    allowance of 1.3 (one round of software gains; hardware.md R2: same-hardware gains of 1.02x to
+    1.26x were observed across a round) and a measurement margin of 1.1.
+
+    Why it matters: "X% faster than the previous generation" is only believable within what the new
+    hardware and a round of software can deliver; beyond it, something else changed (the
+    convergence, the accelerator count, or the logs).
+
+    Example: H200 against H100 at 2.1x per accelerator (the bound is 1.43 x 1.3 x 1.1 = 2.04).
+
+    How to fix: nothing in the package; a reviewer should ask where the gain comes from.
+    """
+
+    code = "AUD007"
+    name = "cross-result-speedup"
+    summary = "A speedup per accelerator over the baseline exceeds what the hardware supports."
+    severity = Severity.WARNING
+    scope = "comparison"
+
+    def check(self, comparison: Comparison, context: CheckContext) -> Iterable[Finding]:
+        for benchmark in sorted({s.benchmark for s in comparison.scores} & {s.benchmark for s in comparison.baseline}):
+            new, old = best_of(comparison.scores, benchmark), best_of(comparison.baseline, benchmark)
+            if new is None or old is None:
+                continue
+            rate_new, rate_old = new.work_rate, old.work_rate
+            bound, basis = hardware.speedup_bound(new.system_info.get("accelerator_model_name", ""),
+                                                  old.system_info.get("accelerator_model_name", ""),
+                                                  hardware.SOFTWARE_ACROSS_ROUNDS)
+            if rate_new and rate_old and bound is not None and rate_new / rate_old > bound:
+                yield self.finding(
+                    f"{benchmark}: {new.submitter}/{new.system} is {rate_new / rate_old:.2f}x faster per accelerator "
+                    f"than the baseline {old.submitter}/{old.system}, above what the hardware supports ({basis})")
 
 
 RULES: list[type[Rule]] = [UnknownAccelerator, UtilisationImpossible, UtilisationSuspicious, ThroughputMismatch,
-                           RateOutlier, SuperlinearScaling]
+                           RateOutlier, SuperlinearScaling, CrossResultSpeedup]
 
 
 @hookimpl

@@ -12,8 +12,7 @@ import re
 from collections import Counter
 from typing import Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Severity, hookimpl
-from mlperf_audit.engine import CheckContext
+from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Severity, hookimpl
 
 _INDEX = re.compile(r"^(node|sw)_(\d+)(\.[^.]*)?$")
 

@@ -33,8 +33,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl, rulesets
-from mlperf_audit.engine import CheckContext
+from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl, rulesets
 
 from .package_layout import directive_in_force
 

@@ -3,7 +3,7 @@
 MLPerf asks that every result can be reproduced from the submission: the code, a way to build
 its environment, the launch configuration for the system, and logs that record the
 hyperparameters and seeds. The official tools read the logs alone. These rules trace each result
-folder to its implementation (how: `mlperf_audit_rules.sources`) and compare what the code, the
+folder to its implementation (how: `mlperf_audit_rules.support.sources`) and compare what the code, the
 system description and the logs say.
 
 A tree without `benchmarks/` (results only, like a results-only sample) gets one info finding per
@@ -21,13 +21,21 @@ from functools import cache
 from importlib import resources
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Severity, Submission, hookimpl
-from mlperf_audit.engine import CheckContext
-from mlperf_audit.model import Implementation
-from mlperf_audit.scores import Spread
+from mlperf_audit import (
+    BenchmarkResult,
+    CheckContext,
+    Finding,
+    Implementation,
+    Rule,
+    Severity,
+    Spread,
+    Submission,
+    hookimpl,
+)
 
-from . import compliance, rcp, scoring, sources
-from .sources import Trace
+from . import compliance, rcp, summarizer
+from .support import sources
+from .support.sources import Trace
 
 
 def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | None:
@@ -142,7 +150,7 @@ class ImplementationTraced(_TracedRule):
     """Which implementation (and launch configuration) a result folder was traced to, and why.
 
     What it checks: nothing; it reports the mapping that the other REP rules rely on (`--ignore
-    REP003` hides it). The mapping is documented in `mlperf_audit_rules.sources`: the only
+    REP003` hides it). The mapping is documented in `mlperf_audit_rules.support.sources`: the only
     implementation, else the one with a configuration named after the system, the system name
     containing its name, or the framework naming it.
 
@@ -349,7 +357,7 @@ class LaunchConfigMissing(_TracedRule):
 
     What it checks: that the traced implementation holds a `config*.sh` (at its top or in
     `configs/`) named after the system or starting with the system's first word (see
-    `mlperf_audit_rules.sources`).
+    `mlperf_audit_rules.support.sources`).
 
     Why it matters: the configuration sets the node count, batch size and learning rate of the
     runs; without it a rerun has to guess them, and REP010/REP011 cannot compare it with the system
@@ -569,7 +577,7 @@ def run_spread(result: BenchmarkResult, version: str) -> tuple[Spread, list[str]
     minutes, units, names = [], [], []
     for run, convergence in zip(result.runs, rcp.convergences(result, version)):
         stop = run.first("run_stop")
-        time = scoring.time_to_train(run)
+        time = summarizer.time_to_train(run)
         if stop is None or stop.meta("status") != "success" or time is None or time <= 0:
             continue
         minutes.append(time)

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, Rule, Run, Severity, hookimpl
-from mlperf_audit.engine import CheckContext
+from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
 
-from . import schemas
-from .history import later_check
 from .package_layout import directive_in_force
+from .support import schemas
+from .support.history import later_check
 
 BYPASS = "seed-checker-bypass"
 
@@ -29,7 +28,7 @@ def applies(result: BenchmarkResult, context: CheckContext) -> bool:
 
 
 def _readable(run: Run, context: CheckContext) -> bool:
-    return not any(context.severity_of(issue.code) is Severity.ERROR for issue in run.issues)
+    return not context.error_codes(run.issues)
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -246,7 +245,7 @@ class SeedsUnreadable(_SeedRule):
     def check_seeds(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         for run in result.runs:
             if not _readable(run, context):
-                codes = sorted({i.code for i in run.issues if context.severity_of(i.code) is Severity.ERROR})
+                codes = context.error_codes(run.issues)
                 yield self.finding(
                     f"the official seed checker cannot read this run ({', '.join(codes)}) and fails the folder",
                     path=run.path,

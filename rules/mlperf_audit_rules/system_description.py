@@ -5,11 +5,21 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, Finding, IssueRule, LogEvent, Rule, Run, Severity, SystemDescription, hookimpl
-from mlperf_audit.discovery import Code
-from mlperf_audit.engine import CheckContext
-from mlperf_audit_rules import schemas
-from mlperf_audit_rules.history import LaterCheck, later_check
+from mlperf_audit import (
+    BenchmarkResult,
+    CheckContext,
+    Finding,
+    IssueRule,
+    LogEvent,
+    Problem,
+    Rule,
+    Run,
+    Severity,
+    SystemDescription,
+    hookimpl,
+)
+from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support.history import LaterCheck, later_check
 
 SCHEMA = "system_description.schema.json"
 
@@ -27,7 +37,8 @@ class SystemJsonInvalid(IssueRule):
     How to fix: validate the file with `python -m json.tool systems/<system>.json` and correct it.
     """
 
-    code = Code.SYSTEM_JSON_INVALID
+    code = "SYS001"
+    problem = Problem.SYSTEM_JSON_INVALID
     name = "system-json-invalid"
     summary = "A system description is not one valid JSON object."
     severity = Severity.ERROR

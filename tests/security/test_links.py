@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mlperf_audit import Problem
 from mlperf_audit.discovery import discover
 from mlperf_audit.errors import TargetError
 
@@ -140,12 +141,12 @@ def test_linked_file_inside_path_is_read_but_not_from_a_narrower_path(cli, packa
     whole = discover(package)
     (folder,) = whole.benchmark_folders
     assert "results/fx_8xh100/ssd/result_9.txt" in [f.path for f in folder.result_files]
-    assert not [i for i in whole.issues if i.code == "PKG021"]
+    assert not [i for i in whole.issues if i.problem == Problem.LINK_OUTSIDE]
     narrow = package / "results" / "fx_8xh100" / "ssd"
     os.symlink(package.parent.parent / "elsewhere.txt", narrow / "result_8.txt")
     (package.parent.parent / "elsewhere.txt").write_text(SECRET)
     only = discover(narrow)
-    assert sorted(i.path for i in only.issues if i.code == "PKG021") == ["copy.json", "result_8.txt"]
+    assert sorted(i.path for i in only.issues if i.problem == Problem.LINK_OUTSIDE) == ["copy.json", "result_8.txt"]
     assert "result_9.txt" in [f.path for f in only.benchmark_folders[0].result_files]  # still inside
 
 

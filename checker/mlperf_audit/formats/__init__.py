@@ -14,7 +14,7 @@ from typing import Callable
 
 from tabulate import tabulate
 
-from ..hookspecs import hookimpl
+from ..markers import hookimpl
 from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
 

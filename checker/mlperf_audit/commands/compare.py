@@ -1,4 +1,4 @@
-"""Compare the scores of two PATHs per benchmark: the basis of every "X% faster" claim.
+"""`mlperf-audit compare A B`: the scores of two PATHs per benchmark: the basis of every "X% faster" claim.
 
 For each benchmark scored on both sides, the best (lowest) score of each side is compared:
 speedup = A's minutes / B's minutes (above 1: B is faster), and the speedup per accelerator,
@@ -11,17 +11,22 @@ start a CI workflow command.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
-from .safety import json_document, no_workflow_commands, visible
-from .scores import BenchmarkScore
+from .. import api
+from ..plugins import PluginHost
+from ..safety import json_document, no_workflow_commands, output_path, visible
+from ..scores import BenchmarkScore
+from . import EXIT_OK, add_reading_options, round_config, write
 
 
 @dataclass(frozen=True)
-class Comparison:
+class BenchmarkComparison:
     benchmark: str
     a: BenchmarkScore | None
     b: BenchmarkScore | None
@@ -62,9 +67,9 @@ def _best(scores: list[BenchmarkScore]) -> dict[str, BenchmarkScore]:
     return best
 
 
-def compare(a: list[BenchmarkScore], b: list[BenchmarkScore]) -> list[Comparison]:
+def compare(a: list[BenchmarkScore], b: list[BenchmarkScore]) -> list[BenchmarkComparison]:
     best_a, best_b = _best(a), _best(b)
-    return [Comparison(name, best_a.get(name), best_b.get(name)) for name in sorted(set(best_a) | set(best_b))]
+    return [BenchmarkComparison(name, best_a.get(name), best_b.get(name)) for name in sorted(set(best_a) | set(best_b))]
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -78,12 +83,38 @@ def _side(score: BenchmarkScore | None) -> list[str]:
             visible(str(score.accelerators)) if score.accelerators else "-"]
 
 
-def render_text(rows: list[Comparison]) -> str:
+def render_text(rows: list[BenchmarkComparison]) -> str:
     table = [[visible(row.benchmark), *_side(row.a), *_side(row.b), _fmt(row.speedup),
               _fmt(row.speedup_per_accelerator)] for row in rows]
     header = ["benchmark", "A", "A min", "A accel.", "B", "B min", "B accel.", "speedup (A/B)", "per accelerator"]
     return no_workflow_commands(tabulate(table, headers=header, disable_numparse=True) + "\n")
 
 
-def render_json(rows: list[Comparison], a: str, b: str) -> str:
+def render_json(rows: list[BenchmarkComparison], a: str, b: str) -> str:
     return json_document({"schema_version": 1, "a": a, "b": b, "benchmarks": [row.to_dict() for row in rows]})
+
+
+def add_command(commands: Any) -> None:
+    parser = commands.add_parser("compare", help="per benchmark: the scores of A and B, speedup, per accelerator")
+    parser.add_argument("a", metavar="A", help="a PATH that `check` accepts (the baseline)")
+    parser.add_argument("b", metavar="B", help="a PATH that `check` accepts (compared with A)")
+    parser.add_argument("--format", default="text", choices=("text", "json"))
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("--ruleset-b", metavar="RULESET", help="the round of B, when it differs from A's")
+    add_reading_options(parser)
+
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace, host: PluginHost) -> int:
+    side_a, side_b = Path(args.a), Path(args.b)
+    if args.output:
+        output_path(args.output, [side_a, side_b])
+    config_a = round_config(args, side_a)
+    config_b = round_config(args, side_b, args.ruleset_b)
+    rows = compare(api.score(side_a, config_a, host), api.score(side_b, config_b, host))
+    text = render_json(rows, str(args.a), str(args.b)) if args.format == "json" else render_text(rows)
+    write(text, args.output, [side_a, side_b])
+    return EXIT_OK
+
+

@@ -1,4 +1,7 @@
-"""The hardware reference and the work model behind the plausibility rules.
+"""The hardware reference and the work model: what an accelerator can do and what a benchmark costs.
+
+Reference data of the public rule API (`from mlperf_audit import hardware`), shared by the
+plausibility and forensic rules and by the `audit` and `report` commands.
 
 `data/accelerators.json` lists every accelerator that appears in MLPerf Training results v3.1 to
 v5.0 with dense peak BF16, FP8 and INT8 throughput, HBM capacity and bandwidth, scale-up bandwidth
@@ -29,6 +32,8 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+from .model import SystemDescription
 
 
 @dataclass(frozen=True)
@@ -64,13 +69,17 @@ class Work:
     flops_per_unit: float
     unit: str
     derivation: str
+    #: The utilisation of the best peak above which a run asks for an explanation (AUD003): the
+    #: best honest v4.x results reach 44.5% (gpt3) and 38.7% (llama2_70b_lora) of the FP8 peak;
+    #: bert's work is an upper bound (implementations unpad), so its ceiling is higher.
+    ceiling: float
 
 
 WORK: dict[str, Work] = {
-    "gpt3": Work(1.079e12, "token", "6N + 12·L·d·s per token, N = 175e9, L = 96, d = 12288, s = 2048"),
+    "gpt3": Work(1.079e12, "token", "6N + 12·L·d·s per token, N = 175e9, L = 96, d = 12288, s = 2048", 0.60),
     "llama2_70b_lora": Work(2.78e15, "8192-token sample",
-                            "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192"),
-    "bert": Work(1.1e12, "512-token sequence", "6N·512 + 12·L·d·s·512, N = 335e6 (an upper bound: unpadding)"),
+                            "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192", 0.60),
+    "bert": Work(1.1e12, "512-token sequence", "6N·512 + 12·L·d·s·512, N = 335e6 (an upper bound: unpadding)", 0.75),
 }
 
 
@@ -85,7 +94,7 @@ _VARIANTS = ["pcie", "nvl", "sxm"]
 
 @cache
 def table() -> tuple[Accelerator, ...]:
-    data = json.loads(resources.files("mlperf_audit_rules").joinpath("data/accelerators.json").read_text())
+    data = json.loads(resources.files("mlperf_audit").joinpath("data/accelerators.json").read_text())
     return tuple(
         Accelerator(
             model=entry["model"],
@@ -144,3 +153,59 @@ def _match(name: str) -> Accelerator | None:
 def family_of_text(text: Any) -> str | None:
     """The accelerator family a free text (a platform name, say) names, if any."""
     return _family(text) if isinstance(text, str) else None
+
+
+#: Far more accelerators than any submitted system has: a count beyond this is not a count, and
+#: dividing a rate by a count of hundreds of digits overflows a float.
+MAX_ACCELERATORS = 10**7
+
+
+def of_system(description: SystemDescription | None) -> tuple[int | None, Accelerator | None]:
+    """How many accelerators a system description declares (per node times nodes), and which."""
+    if description is None or description.data is None:
+        return None, None
+    try:
+        count: int | None = (int(str(description.get("accelerators_per_node")))
+                             * int(str(description.get("number_of_nodes"))))
+    except ValueError:  # not digits, or more of them than int() reads
+        count = None
+    if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count
+        count = None
+    return count, match(description.get("accelerator_model_name"))
+
+
+def utilisation(units: float, minutes: float, benchmark: str, count: int, accelerator: Accelerator) -> float | None:
+    """The share of the accelerators' best dense peak that `units` of `benchmark`'s work in
+    `minutes` on `count` accelerators took, or None without a work model or a peak."""
+    model = WORK.get(benchmark)
+    peak = accelerator.best_peak_tflops
+    if model is None or peak is None or count <= 0:
+        return None
+    return units * model.flops_per_unit / (minutes * 60) / count / (peak * 1e12)
+
+
+#: How much more one round of software gives on the same hardware (reference R2: gains of 1.02x to
+#: 1.26x were observed across a round), and the allowance for measurement noise.
+SOFTWARE_SAME_ROUND = 1.0
+SOFTWARE_ACROSS_ROUNDS = 1.3
+MEASUREMENT_MARGIN = 1.10
+
+
+def speedup_bound(new_name: Any, old_name: Any, software: float) -> tuple[float | None, str]:
+    """The largest per-accelerator speedup of accelerator `new_name` over `old_name` that the
+    hardware supports: the larger of the compute and memory-bandwidth ratios, times `software`
+    and the measurement margin; with the reasoning, or why there is none."""
+    a, b = match(new_name), match(old_name)
+    if a is None or b is None:
+        return None, "an accelerator is not in the hardware reference"
+    ratios = []
+    if a.best_peak_tflops and b.best_peak_tflops:
+        ratios.append((a.best_peak_tflops / b.best_peak_tflops, "compute"))
+    if a.hbm_tbs and b.hbm_tbs:
+        ratios.append((a.hbm_tbs / b.hbm_tbs, "memory bandwidth"))
+    if not ratios:
+        return None, f"no peak or bandwidth figures for {a.model} and {b.model}"
+    ratio, basis = max(ratios)
+    bound = ratio * software * MEASUREMENT_MARGIN
+    return bound, (f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
+                   f"{MEASUREMENT_MARGIN:g} = {bound:.2f}")

@@ -42,13 +42,22 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from mlperf_audit import BenchmarkResult, Run, Severity, hookimpl, rulesets
-from mlperf_audit.archives import ArchiveMember
-from mlperf_audit.engine import CheckContext
-from mlperf_audit.model import natural_key, open_binary
-from mlperf_audit.parser import MAX_FILE_BYTES
-from mlperf_audit.safety import visible
-from mlperf_audit.scores import BenchmarkScore, RunScore, url_prefix
+from mlperf_audit import (
+    MAX_FILE_BYTES,
+    ArchiveMember,
+    BenchmarkResult,
+    BenchmarkScore,
+    CheckContext,
+    Run,
+    RunScore,
+    hardware,
+    hookimpl,
+    natural_key,
+    open_binary,
+    rulesets,
+    url_prefix,
+    visible,
+)
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
 
@@ -78,9 +87,56 @@ def time_to_train(run: Run) -> float | None:
     return None if milliseconds is None else milliseconds / 60 / 1000
 
 
+@dataclass(frozen=True)
+class RunWork:
+    """A converged run's convergence point and time-to-train: the work it did, and how fast."""
+
+    run: Run
+    units: float
+    minutes: float
+
+    @property
+    def rate(self) -> float:
+        return self.units / self.minutes
+
+
+def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
+    """The work of every converged run with a positive time-to-train, in folder order."""
+    works = []
+    for run in result.runs:
+        convergence = run_convergence(run, version)
+        minutes = time_to_train(run)
+        if convergence.converged and minutes and minutes > 0:
+            works.append(RunWork(run, float(convergence.point), minutes))
+    return works
+
+
+def peak_utilisation(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[float, str] | None:
+    """The highest utilisation of the accelerators' best peak among the converged runs, and the
+    accelerator's model; None without a work model, a count or a peak (the reviewer's report)."""
+    count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
+    if not count or accelerator is None or result.benchmark not in hardware.WORK:
+        return None
+    values = [value for work in run_work(result, version)
+              if (value := hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator))
+              is not None]
+    return (max(values), accelerator.model) if values else None
+
+
+def quality_target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:
+    """The quality target and its direction (">=" or "<="), read from the official compliance rule."""
+    config = compliance.load_config(version, f"{division}_{benchmark}")
+    key = "aggregated_eval_accuracy" if benchmark == "stable_diffusion" else "eval_accuracy"
+    record = config.keys.get(key) if config else None
+    if record is None or record.at_least_one is None:
+        return None
+    match = re.search(r"(>=|<=)\s*([0-9.]+)", record.at_least_one[0])
+    return (float(match.group(2)), match.group(1)) if match else None
+
+
 def official_failure(run: Run, context: CheckContext, version: str) -> str | None:
     """Why the official summarizer drops the run (compliance failure or parse error), if it does."""
-    parse_errors = sorted({i.code for i in run.issues if context.severity_of(i.code) is Severity.ERROR})
+    parse_errors = context.error_codes(run.issues)
     if parse_errors:
         return f"log errors ({', '.join(parse_errors)})"
     if not run.events:
@@ -454,4 +510,8 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         note="; ".join(notes),
         system_info=system_info(result, context),
         energy_joules=energy,
+        quality_target=quality_target(version, result.benchmark, context.division_of(result) or "closed"),
+        rcp_band=(verdict.minimum, float(verdict.record["RCP Mean"]))
+        if verdict is not None and verdict.record is not None and verdict.minimum is not None else None,
+        peak_utilisation=peak_utilisation(result, context, version),
     )

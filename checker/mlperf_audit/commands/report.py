@@ -20,25 +20,19 @@ import argparse
 import base64
 import hashlib
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from mlperf_audit import hookimpl
-from mlperf_audit.api import check, score
-from mlperf_audit.config import load_config
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import CheckContext, load_benchmark
-from mlperf_audit.errors import TargetError
-from mlperf_audit.plugins import PluginHost
-from mlperf_audit.report import Report
-from mlperf_audit.rule import SCOPES
-from mlperf_audit.safety import OutputError, html_text, output_path, visible, write_text
-from mlperf_audit.scores import BenchmarkScore
-from mlperf_audit_rules import compliance, hardware
-from mlperf_audit_rules.plausibility import CEILING, accelerators, run_work, utilisation
-from mlperf_audit_rules.rcp import verdict_for
+from .. import api, hardware
+from ..config import load_config
+from ..errors import TargetError
+from ..model import BenchmarkResult
+from ..plugins import PluginHost
+from ..report import Report
+from ..safety import OutputError, html_text, output_path, visible, write_text
+from ..scores import BenchmarkScore
+from . import add_reading_options
 
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 WIDTH, HEIGHT, MARGIN = 520, 240, 48
@@ -49,17 +43,6 @@ UNIT_KEY = {"llama2_70b_lora": "samples_count", "stable_diffusion": "samples_cou
 class Curve:
     name: str
     points: list[tuple[float, float]]
-
-
-def _target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:
-    """The quality target and its direction, read from the official expression."""
-    config = compliance.load_config(version, f"{division}_{benchmark}")
-    key = "aggregated_eval_accuracy" if benchmark == "stable_diffusion" else "eval_accuracy"
-    record = config.keys.get(key) if config else None
-    if record is None or record.at_least_one is None:
-        return None
-    match = re.search(r"(>=|<=)\s*([0-9.]+)", record.at_least_one[0])
-    return (float(match.group(2)), match.group(1)) if match else None
 
 
 def _finite(value: Any) -> float | None:
@@ -73,7 +56,7 @@ def _finite(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def curves(result: Any) -> list[Curve]:
+def curves(result: BenchmarkResult) -> list[Curve]:
     unit = UNIT_KEY.get(result.benchmark, "epoch_num")
     found = []
     for run in result.runs:
@@ -286,42 +269,35 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
     return "\n".join(parts)
 
 
-def folder_plots(target: Path, host: PluginHost, config: Any, scores: list[BenchmarkScore]) -> dict[str, list[str]]:
-    tree = discover(target)
-    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {r.code: r for r in host.rules})
-    by_path = {s.path: s for s in scores}
-    version = config.ruleset.split("-", 1)[1]
+def folder_plots(scores: list[BenchmarkScore], found: dict[str, list[Curve]]) -> dict[str, list[str]]:
+    """Each benchmark folder's plots: the convergence curves (collected in the check's pass), the
+    runs' times, and the highest utilisation of the accelerators' peak (from its score)."""
     plots: dict[str, list[str]] = {}
-    for folder in tree.benchmark_folders:
-        result = load_benchmark(folder, context.config)
-        division = context.division_of(result) or "closed"
+    by_path = {s.path: s for s in scores}
+    for path, folder_curves in found.items():
         svgs = []
-        found = curves(result)
-        if found:
-            verdict = verdict_for(result, context)
-            band = None
-            if verdict is not None and verdict.record is not None and verdict.minimum is not None:
-                band = (verdict.minimum, float(verdict.record["RCP Mean"]))
-            unit = UNIT_KEY.get(result.benchmark, "epoch_num")
-            quality = "FID" if result.benchmark == "stable_diffusion" else "eval_accuracy"
-            svgs.append(convergence_svg(found, _target(version, result.benchmark, division), band, unit, quality))
-        if folder.path in by_path:
-            svgs.append(times_svg(by_path[folder.path]))
-        count, accelerator = accelerators(context.system_description(result.submitter, result.system))
-        if count and accelerator and result.benchmark in hardware.WORK:
-            computed = [utilisation(work, result.benchmark, count, accelerator) for work in run_work(result, version)]
-            values = [v for v in computed if v is not None]
-            if values:
-                svgs.append(utilisation_svg(max(values), CEILING[result.benchmark],
-                                            f"highest run: {max(values):.1%} of {accelerator.model}'s peak"))
-        plots[folder.path] = [svg for svg in svgs if svg]
+        result = by_path.get(path)
+        benchmark = result.benchmark if result is not None else path.rsplit("/", 1)[-1]
+        if folder_curves:
+            band = result.rcp_band if result is not None else None
+            target = result.quality_target if result is not None else None
+            unit = UNIT_KEY.get(benchmark, "epoch_num")
+            quality = "FID" if benchmark == "stable_diffusion" else "eval_accuracy"
+            svgs.append(convergence_svg(folder_curves, target, band, unit, quality))
+        if result is not None:
+            svgs.append(times_svg(result))
+            work = hardware.WORK.get(benchmark)
+            if result.peak_utilisation is not None and work is not None:
+                value, model = result.peak_utilisation
+                svgs.append(utilisation_svg(value, work.ceiling, f"highest run: {value:.1%} of {model}'s peak"))
+        plots[path] = [svg for svg in svgs if svg]
     return plots
 
 
 DEFAULT_OUTPUT = "report.html"
 
 
-def run_report(args: argparse.Namespace, host: PluginHost) -> int:
+def run(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     if not target.exists():
         raise TargetError(f"{visible(args.path)}: no such file or folder")
@@ -336,22 +312,19 @@ def run_report(args: argparse.Namespace, host: PluginHost) -> int:
     config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
                          ruleset=args.ruleset, cache_dir=args.cache_dir, use_cache=not args.no_cache)
     jobs = max(1, args.jobs)
-    report = check(target, config, host, jobs=jobs)
-    config = report.config  # the ruleset resolved for the package, as the check used it
-    scores = score(target, config, host, jobs=jobs)
-    write_text(output, render(report, scores, folder_plots(target, host, config, scores)), [target])
+    # one discovery and one parse of each log: the check, the scores and the curves
+    review = api.review(target, config, host, jobs=jobs, score=True, collect=curves)
+    report, scores = review.report, list(review.scores)
+    write_text(output, render(report, scores, folder_plots(scores, review.collected)), [target])
     print(f"wrote {visible(str(output))} ({len(report.findings)} findings, {len(scores)} scores)")
     return report.exit_code
 
 
-@hookimpl
-def mlperf_audit_add_commands(commands: Any) -> None:
-    from mlperf_audit.cli import add_reading_options  # the CLI is loaded when it asks for commands
-
+def add_command(commands: Any) -> None:
     parser = commands.add_parser("report", help="a self-contained HTML report with plots, for reviewers")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help=f"the HTML file, outside PATH (default: {DEFAULT_OUTPUT} in the current folder, "
                         "refused when that is inside PATH or beside the checked log)")
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
-    parser.set_defaults(handler=run_report)
+    parser.set_defaults(handler=run)

@@ -1,13 +1,15 @@
-"""`mlperf-audit audit PATH [--baseline PATH] [--claims FILE]`: a reviewer's view of claims.
+"""`mlperf-audit audit PATH [--baseline PATH] [--claims FILE]`: a reviewer's view of claims, and of
+speedups over a baseline that the hardware cannot support.
 
-The command runs `check` (every rule, the plausibility and forensic ones included) and `score`,
-then:
+The command checks and scores PATH in one pass (every rule, the plausibility and forensic ones
+included), then:
 
 - without a claims file, a peer table per benchmark: each result's score, accelerators, work per
   accelerator per minute and its ratio to the median of its peers, utilisation where the work
   model applies, and the codes of the findings on that result (what stands out);
 - with `--baseline PATH`, the best result of each benchmark in PATH against the baseline's, with
-  the speedup per accelerator against what the hardware supports (AUD007);
+  the speedup per accelerator against what the hardware supports (the rules of scope
+  "comparison", AUD007 among them, judge the same `Comparison`);
 - with `--claims FILE`, a verdict per claim: supported, overstated, understated or not checkable,
   with the recomputed numbers, whether the gain fits what the hardware supports, and caveats.
 
@@ -43,24 +45,19 @@ import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 from tabulate import tabulate
 
-from mlperf_audit import Finding, Rule, Severity, hookimpl
-from mlperf_audit.api import check, score
-from mlperf_audit.config import load_config
-from mlperf_audit.errors import AuditError, TargetError
-from mlperf_audit.plugins import PluginHost
-from mlperf_audit.safety import json_document, no_workflow_commands, output_path, visible, write_text
-from mlperf_audit.scores import BenchmarkScore
-from mlperf_audit_rules import hardware
+from .. import api, hardware
+from ..config import load_config
+from ..errors import AuditError, TargetError
+from ..plugins import PluginHost
+from ..safety import json_document, no_workflow_commands, output_path, visible, write_text
+from ..scores import BenchmarkScore, Comparison
+from . import add_reading_options
 
-#: Software allowance on speedups per accelerator (hardware.md R2): the same round, one round apart.
-SOFTWARE_SAME_ROUND = 1.0
-SOFTWARE_ACROSS_ROUNDS = 1.3
-MEASUREMENT_MARGIN = 1.10
 #: Above this share of peers' median work per accelerator, a result stands out.
 STANDS_OUT = 1.5
 CAVEATS = {
@@ -75,11 +72,7 @@ class ClaimsError(AuditError):
 
 def work_rate(result: BenchmarkScore) -> float | None:
     """Convergence units per minute per accelerator: the olympic mean over the converged runs."""
-    rates = sorted(r.units / r.minutes for r in result.runs if r.counted and r.units and r.minutes and r.minutes > 0)
-    if not rates or not result.accelerators:
-        return None
-    kept = rates[1:-1] if len(rates) >= 3 else rates
-    return sum(kept) / len(kept) / result.accelerators
+    return result.work_rate
 
 
 def samples_to_converge(result: BenchmarkScore) -> float | None:
@@ -90,21 +83,8 @@ def samples_to_converge(result: BenchmarkScore) -> float | None:
 
 def hardware_bound(new: BenchmarkScore, old: BenchmarkScore, software: float) -> tuple[float | None, str]:
     """The largest per-accelerator speedup of `new` over `old` that their hardware supports."""
-    a = hardware.match(str(new.system_info.get("accelerator_model_name", "")))
-    b = hardware.match(str(old.system_info.get("accelerator_model_name", "")))
-    if a is None or b is None:
-        return None, "an accelerator is not in the hardware reference"
-    ratios = []
-    if a.best_peak_tflops and b.best_peak_tflops:
-        ratios.append((a.best_peak_tflops / b.best_peak_tflops, "compute"))
-    if a.hbm_tbs and b.hbm_tbs:
-        ratios.append((a.hbm_tbs / b.hbm_tbs, "memory bandwidth"))
-    if not ratios:
-        return None, f"no peak or bandwidth figures for {a.model} and {b.model}"
-    ratio, basis = max(ratios)
-    bound = ratio * software * MEASUREMENT_MARGIN
-    return bound, (f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
-                   f"{MEASUREMENT_MARGIN:g} = {bound:.2f}")
+    return hardware.speedup_bound(new.system_info.get("accelerator_model_name", ""),
+                                  old.system_info.get("accelerator_model_name", ""), software)
 
 
 def _find(scores: list[BenchmarkScore], benchmark: str, who: dict[str, Any] | None) -> BenchmarkScore | None:
@@ -177,7 +157,7 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
         claimed = float(written)
         tolerance = max(_tolerance(written), 0.01 * speedup)
     verdict = _compare(claimed, speedup, tolerance)
-    bound, basis = hardware_bound(faster, than, SOFTWARE_SAME_ROUND)
+    bound, basis = hardware_bound(faster, than, hardware.SOFTWARE_SAME_ROUND)
     rate_new, rate_old = work_rate(faster), work_rate(than)
     if bound is None:
         fit = f"not checkable: {basis}"
@@ -249,7 +229,7 @@ def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) 
             continue
         rate_new, rate_old = work_rate(new), work_rate(old)
         speedup = rate_new / rate_old if rate_new and rate_old else None
-        bound, basis = hardware_bound(new, old, SOFTWARE_ACROSS_ROUNDS)
+        bound, basis = hardware_bound(new, old, hardware.SOFTWARE_ACROSS_ROUNDS)
         verdict = ("not checkable" if speedup is None or bound is None
                    else "fits" if speedup <= bound else "exceeds what the hardware supports")
         rows.append({"benchmark": benchmark, "new": f"{new.submitter}/{new.system}", "baseline": f"{old.submitter}/{old.system}",
@@ -295,7 +275,7 @@ def render_text(report_text: str, peers: list[dict[str, Any]], versus: list[dict
     return no_workflow_commands("\n".join(parts) + "\n")
 
 
-def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
+def run(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     checked = [target] + ([Path(args.baseline)] if args.baseline else [])
     for path in checked:
@@ -307,23 +287,24 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
                          ruleset=args.ruleset, fail_on=args.fail_on, cache_dir=args.cache_dir,
                          use_cache=not args.no_cache)
     jobs = max(1, args.jobs)
-    report = check(target, config, host, jobs=jobs)
+    review = api.review(target, config, host, jobs=jobs, score=True)  # one parse for the check and the scores
+    report, scores = review.report, list(review.scores)
     config = report.config  # the ruleset resolved for the package, as the check used it
-    scores = score(target, config, host, jobs=jobs)
     codes: dict[tuple[Any, Any, Any], set[str]] = {}
     for finding in report.findings:
         if finding.severity.value != "info" and finding.rule[:3] in ("AUD", "FOR", "RCP", "PKG", "HYP"):
             codes.setdefault((finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
     peers = peer_rows(scores, codes)
-    versus = baseline_rows(scores, score(Path(args.baseline), load_config(
-        target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset, cache_dir=args.cache_dir,
-        use_cache=not args.no_cache), host, jobs=jobs)) if args.baseline else []
-    exceeded = [CrossResultSpeedup().finding(
-        f"{row['benchmark']}: {row['new']} is {row['speedup_per_accelerator']:.2f}x faster per accelerator than the "
-        f"baseline {row['baseline']}, above what the hardware supports ({row['basis']})")
-        for row in versus if row["verdict"] == "exceeds what the hardware supports"]
-    if exceeded and any(rule.code == CrossResultSpeedup.code for rule in host.rules):
-        report = dataclasses.replace(report, findings=report.findings + tuple(exceeded))
+    versus: list[dict[str, Any]] = []
+    if args.baseline:
+        baseline = api.score(Path(args.baseline), load_config(
+            target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset, cache_dir=args.cache_dir,
+            use_cache=not args.no_cache), host, jobs=jobs)
+        versus = baseline_rows(scores, baseline)
+        compared = api.compare_baseline(Comparison(tuple(scores), tuple(baseline), str(args.baseline)), target,
+                                        config, host)
+        if compared:
+            report = dataclasses.replace(report, findings=report.findings + tuple(compared))
     claims = [judge_claim(claim, scores) for claim in load_claims(args.claims)] if args.claims else []
     if args.format == "json":
         document = report.to_dict()
@@ -338,43 +319,7 @@ def run_audit(args: argparse.Namespace, host: PluginHost) -> int:
     return report.exit_code
 
 
-class CrossResultSpeedup(Rule):
-    """A result is faster per accelerator than its baseline by more than the hardware supports.
-
-    What it checks: in `audit --baseline PATH`, for each benchmark, the best result's work per
-    accelerator per minute against the baseline's best, and that against the larger of the
-    accelerators' compute ratio (best dense peaks) and memory-bandwidth ratio, times a software
-    allowance of 1.3 (one round of software gains; hardware.md R2: same-hardware gains of 1.02x to
-    1.26x were observed across a round) and a measurement margin of 1.1.
-
-    Why it matters: "X% faster than the previous generation" is only believable within what the new
-    hardware and a round of software can deliver; beyond it, something else changed (the
-    convergence, the accelerator count, or the logs).
-
-    Example: H200 against H100 at 2.1x per accelerator (the bound is 1.43 x 1.3 x 1.1 = 2.04).
-
-    How to fix: nothing in the package; a reviewer should ask where the gain comes from.
-    """
-
-    code = "AUD007"
-    name = "cross-result-speedup"
-    summary = "A speedup per accelerator over the baseline exceeds what the hardware supports."
-    severity = Severity.WARNING
-    scope = "tree"
-
-    def check(self, tree: Any, context: Any) -> Iterable[Finding]:
-        return ()  # judged by `audit --baseline`, which has both trees
-
-
-@hookimpl
-def mlperf_audit_register_rules() -> list[type[Rule]]:
-    return [CrossResultSpeedup]
-
-
-@hookimpl
-def mlperf_audit_add_commands(commands: Any) -> None:
-    from mlperf_audit.cli import add_reading_options  # the CLI is loaded when it asks for commands
-
+def add_command(commands: Any) -> None:
     parser = commands.add_parser("audit", help="plausibility, forensics, peers and claims: a reviewer's view")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument("--baseline", metavar="PATH", help="compare each benchmark's best result with this PATH's")
@@ -385,4 +330,4 @@ def mlperf_audit_add_commands(commands: Any) -> None:
                         help="write to FILE instead of standard output (never inside PATH or the baseline PATH)")
     parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
-    parser.set_defaults(handler=run_audit)
+    parser.set_defaults(handler=run)

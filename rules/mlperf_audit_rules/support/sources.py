@@ -31,8 +31,15 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from mlperf_audit.engine import CheckContext
-from mlperf_audit.model import BenchmarkFolder, FileEntry, Implementation, Submission, SystemDescription, open_binary
+from mlperf_audit import (
+    BenchmarkFolder,
+    CheckContext,
+    FileEntry,
+    Implementation,
+    Submission,
+    SystemDescription,
+    open_binary,
+)
 
 #: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
 MAX_SOURCE_BYTES = 1 << 20
