@@ -19,7 +19,7 @@ $(STAMP): $(BIN)/python pyproject.toml plugins/mlperf-audit-example/pyproject.to
 demo: $(STAMP)
 	$(BIN)/mlperf-audit check fixtures/packages/demo --fail-on never
 
-# The gates (mypy, ruff lint) run inside pytest: tests/test_gates.py.
+# The gates (mypy, ruff lint and format check, the import contracts) run inside pytest: tests/test_gates.py.
 test: $(STAMP)
 	$(BIN)/python -m pytest
 

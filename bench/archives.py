@@ -143,16 +143,20 @@ def main() -> None:
         variants = [("after", "-")]
         if not args.skip_before:
             old = folder / "archives_before.py"
-            old.write_bytes(subprocess.run(["git", "show", f"HEAD:{MODULE}"], cwd=REPO, check=True,
-                                           capture_output=True).stdout + OLD_HYGIENE.encode())
+            old.write_bytes(
+                subprocess.run(["git", "show", f"HEAD:{MODULE}"], cwd=REPO, check=True, capture_output=True).stdout
+                + OLD_HYGIENE.encode()
+            )
             variants.insert(0, ("before", str(old)))
         print(f"{'archive':22} {'MB':>8} {'variant':8} {'seconds':>8} {'peak MiB':>9} {'exit':>5}")
         for name in args.only:
             archive = BUILDERS[name](folder)
             for variant, module in variants:
                 seconds, peak, code = run(module, archive, args.timeout)
-                print(f"{name:22} {archive.stat().st_size / 1e6:8.2f} {variant:8} {seconds:>8} {peak:>9} {code!s:>5}",
-                      flush=True)
+                print(
+                    f"{name:22} {archive.stat().st_size / 1e6:8.2f} {variant:8} {seconds:>8} {peak:>9} {code!s:>5}",
+                    flush=True,
+                )
             archive.unlink()
 
 

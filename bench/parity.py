@@ -70,13 +70,32 @@ def run_official(tree: Path, submitter: str, version: str, logs: Path) -> tuple[
     """Runs package_checker then result_summarizer: the checker's log, the summarizer's state, the time."""
     log = logs / f"{submitter}.package_checker.log"
     start = time.perf_counter()
-    command = [sys.executable, "-m", "mlperf_logging.package_checker", submitter, "training", version,
-               *official_flags(tree / submitter), "--log_output", str(log)]
+    command = [
+        sys.executable,
+        "-m",
+        "mlperf_logging.package_checker",
+        submitter,
+        "training",
+        version,
+        *official_flags(tree / submitter),
+        "--log_output",
+        str(log),
+    ]
     checker = subprocess.run(command, cwd=tree, capture_output=True, text=True)
     summarizer = subprocess.run(
-        [sys.executable, "-m", "mlperf_logging.result_summarizer", submitter, "training", version,
-         "--csv", str(logs / f"{submitter}.csv")],
-        cwd=tree, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "mlperf_logging.result_summarizer",
+            submitter,
+            "training",
+            version,
+            "--csv",
+            str(logs / f"{submitter}.csv"),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
     )
     elapsed = time.perf_counter() - start
     text = log.read_text() if log.is_file() else ""
@@ -98,7 +117,7 @@ def official_verdicts(text: str, submitter: str, folders: dict[str, Folder]) -> 
             continue
         if line.startswith("ERROR") and current is not None:
             current.official = "fail"
-            current.official_errors.append(line[len("ERROR - "):].strip()[:120])
+            current.official_errors.append(line[len("ERROR - ") :].strip()[:120])
     if "package_checker crashed" in text:
         return "crash"
     return "fail" if "FOUND ERRORS" in text or "SUCCESS" not in text else "pass"
@@ -150,19 +169,38 @@ def main() -> int:
     for key in sorted(folders):
         folder = folders[key]
         agree = folder.official == folder.audit
-        rows.append([key, folder.official, folder.audit, "yes" if agree else "NO",
-                     ", ".join(sorted(set(folder.audit_errors))) or "-",
-                     "; ".join(folder.official_errors[:2]) or "-"])
+        rows.append(
+            [
+                key,
+                folder.official,
+                folder.audit,
+                "yes" if agree else "NO",
+                ", ".join(sorted(set(folder.audit_errors))) or "-",
+                "; ".join(folder.official_errors[:2]) or "-",
+            ]
+        )
     for submitter in submitters:
         official = packages[submitter][0]
-        rows.append([f"{submitter} (package)", official, audit_package[submitter],
-                     "yes" if official == audit_package[submitter] else "NO", "-",
-                     f"summarizer {packages[submitter][1]}"[:120]])
-    print(tabulate(rows, headers=["folder", "official", "mlperf-audit", "agree", "mlperf-audit errors",
-                                  "official errors"]))
+        rows.append(
+            [
+                f"{submitter} (package)",
+                official,
+                audit_package[submitter],
+                "yes" if official == audit_package[submitter] else "NO",
+                "-",
+                f"summarizer {packages[submitter][1]}"[:120],
+            ]
+        )
+    print(
+        tabulate(
+            rows, headers=["folder", "official", "mlperf-audit", "agree", "mlperf-audit errors", "official errors"]
+        )
+    )
     differing = sum(1 for row in rows if row[3] == "NO")
-    print(f"\n{len(rows) - differing} of {len(rows)} verdicts agree; official tools {official_seconds:.1f} s, "
-          f"mlperf-audit check + score {audit_seconds:.1f} s\n")
+    print(
+        f"\n{len(rows) - differing} of {len(rows)} verdicts agree; official tools {official_seconds:.1f} s, "
+        f"mlperf-audit check + score {audit_seconds:.1f} s\n"
+    )
     score_rows = []
     for key in sorted(folders):
         folder = folders[key]
@@ -171,11 +209,23 @@ def main() -> int:
             continue
         relative = (abs(audit - official) / official) if official and audit is not None else None
         score_rows.append([key, official, audit, "-" if relative is None else f"{relative:.1e}"])
-    print(tabulate(score_rows, headers=["folder", "official score (min)", "mlperf-audit score (min)", "rel. diff"],
-                   floatfmt=".9f"))
+    print(
+        tabulate(
+            score_rows,
+            headers=["folder", "official score (min)", "mlperf-audit score (min)", "rel. diff"],
+            floatfmt=".9f",
+        )
+    )
     if args.json:
-        Path(args.json).write_text(json.dumps([dict(zip(["folder", "official", "audit", "agree", "audit_errors",
-                                                          "official_errors"], row)) for row in rows], indent=2))
+        Path(args.json).write_text(
+            json.dumps(
+                [
+                    dict(zip(["folder", "official", "audit", "agree", "audit_errors", "official_errors"], row))
+                    for row in rows
+                ],
+                indent=2,
+            )
+        )
     return 0
 
 

@@ -24,7 +24,7 @@ def bare_loop(files: list[Path]) -> int:
             for line in stream:
                 start = line.rfind(TOKEN)
                 if start >= 0:
-                    json.loads(line[start + len(TOKEN):])
+                    json.loads(line[start + len(TOKEN) :])
                     records += 1
     return records
 
@@ -52,8 +52,10 @@ def main() -> None:
     print(f"{len(files)} result files, {size / 1e6:.2f} MB, best of {args.repeat}")
     for label, function in (("bare json.loads loop", bare_loop), ("mlperf-audit parser", audit_parser)):
         seconds, records = best_of(args.repeat, function, files)
-        print(f"{label:22s} {seconds:7.3f} s  {size / 1e6 / seconds:7.1f} MB/s  {records / seconds:10,.0f} MLLOG lines/s"
-              f"  ({records} records)")
+        print(
+            f"{label:22s} {seconds:7.3f} s  {size / 1e6 / seconds:7.1f} MB/s  {records / seconds:10,.0f} MLLOG lines/s"
+            f"  ({records} records)"
+        )
 
 
 if __name__ == "__main__":

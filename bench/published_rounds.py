@@ -65,8 +65,11 @@ class Review:
     used: int = 0
 
     def covers(self, round_name: str, finding: dict[str, Any]) -> bool:
-        return (finding["rule"] == self.rule and (not self.rounds or round_name in self.rounds)
-                and fnmatch.fnmatchcase(finding.get("path") or "", self.path))
+        return (
+            finding["rule"] == self.rule
+            and (not self.rounds or round_name in self.rounds)
+            and fnmatch.fnmatchcase(finding.get("path") or "", self.path)
+        )
 
 
 def load_reviews(path: Path) -> list[Review]:
@@ -85,8 +88,15 @@ def load_reviews(path: Path) -> list[Review]:
         if entry["path"].strip("*/") == "" or len(str(entry["evidence"]).strip()) < 20:
             raise SystemExit(f"{where}: a review covers a path, not a whole rule, and gives evidence")
         rounds = entry.get("rounds", ())
-        reviews.append(Review(entry["rule"], entry["path"], entry["verdict"], str(entry["evidence"]).strip(),
-                              tuple(str(r) for r in ([rounds] if isinstance(rounds, (str, float)) else rounds))))
+        reviews.append(
+            Review(
+                entry["rule"],
+                entry["path"],
+                entry["verdict"],
+                str(entry["evidence"]).strip(),
+                tuple(str(r) for r in ([rounds] if isinstance(rounds, (str, float)) else rounds)),
+            )
+        )
     return reviews
 
 
@@ -131,8 +141,9 @@ def missing_from_snapshot(name: str, root: Path, mirrors: Path | None) -> list[s
     if not gitdirs:
         return []
     gitdir = gitdirs[0] / "repo" if (gitdirs[0] / "repo").is_dir() else gitdirs[0]
-    listing = subprocess.run(["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "HEAD"],
-                             capture_output=True, text=True, check=True).stdout
+    listing = subprocess.run(
+        ["git", "--git-dir", str(gitdir), "ls-tree", "-r", "-l", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout
     missing = []
     for line in listing.splitlines():
         meta, path = line.split("\t", 1)
@@ -168,12 +179,46 @@ def official_scores(root: Path, version: str, work: Path) -> dict[str, float]:
         name = submission.name
         # as the round's verify script: each newline-terminated line of the submitter's file is an option
         params = submission / "package_checker_params"
-        flags = [f"--{line.strip()}" for line in params.read_text().splitlines(keepends=True)
-                 if line.endswith("\n") and line.strip()] if params.is_file() else []
-        subprocess.run([sys.executable, "-m", "mlperf_logging.package_checker", name, "training", version, *flags,
-                        "--log_output", str(work / f"{name}.log")], cwd=tree, capture_output=True, text=True)
-        subprocess.run([sys.executable, "-m", "mlperf_logging.result_summarizer", name, "training", version,
-                        "--csv", str(work / f"{name}.csv")], cwd=tree, capture_output=True, text=True)
+        flags = (
+            [
+                f"--{line.strip()}"
+                for line in params.read_text().splitlines(keepends=True)
+                if line.endswith("\n") and line.strip()
+            ]
+            if params.is_file()
+            else []
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mlperf_logging.package_checker",
+                name,
+                "training",
+                version,
+                *flags,
+                "--log_output",
+                str(work / f"{name}.log"),
+            ],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+        )
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "mlperf_logging.result_summarizer",
+                name,
+                "training",
+                version,
+                "--csv",
+                str(work / f"{name}.csv"),
+            ],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+        )
         detailed = work / f"{name}_detailed.csv"
         if not detailed.is_file():
             continue
@@ -185,26 +230,35 @@ def official_scores(root: Path, version: str, work: Path) -> dict[str, float]:
     return found
 
 
-def audit_round(path: Path, reviews: list[Review], mirrors: Path | None, official: bool, jobs: int,
-                keep: Path | None = None) -> RoundResult:
+def audit_round(
+    path: Path, reviews: list[Review], mirrors: Path | None, official: bool, jobs: int, keep: Path | None = None
+) -> RoundResult:
     result = RoundResult(round_name(path), path)
     with tempfile.TemporaryDirectory(prefix="mlperf-audit-rounds-") as temp:
         work = Path(temp)
-        outputs = {"check": work / "check.json", "score": work / "score.json", "audit": work / "audit.json",
-                   "report": work / "report.html"}
+        outputs = {
+            "check": work / "check.json",
+            "score": work / "score.json",
+            "audit": work / "audit.json",
+            "report": work / "report.html",
+        }
         for command in COMMANDS:
             code, err, seconds = run_tool(command, path, outputs[command], jobs)
             result.exit_codes[command], result.seconds[command] = code, seconds
             if code not in (0, 1) or "internal error" in err or "Traceback" in err:
-                result.internal_errors.append(f"{command}: exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}")
+                result.internal_errors.append(
+                    f"{command}: exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+                )
         if keep is not None and outputs["check"].is_file():
             keep.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(outputs["check"], keep / f"check-{result.name}.json")
         report = json.loads(outputs["check"].read_text()) if outputs["check"].is_file() else {"findings": []}
         scores = json.loads(outputs["score"].read_text()) if outputs["score"].is_file() else {"results": []}
         if official and report.get("ruleset"):
-            ours = {f"{s['submitter']}/{s['system']}/{s['benchmark']}": s.get("score_minutes")
-                    for s in scores.get("results", [])}
+            ours = {
+                f"{s['submitter']}/{s['system']}/{s['benchmark']}": s.get("score_minutes")
+                for s in scores.get("results", [])
+            }
             theirs = official_scores(path, report["ruleset"].split("-", 1)[1], work)
             result.official_scores = len(theirs)
             result.equal_scores = 0
@@ -248,20 +302,53 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
     rows = []
     for r in results:
         scores = "-" if r.official_scores is None else f"{r.equal_scores}/{r.official_scores}"
-        rows.append([f"v{r.name}", r.ruleset.removeprefix("training-"), r.result_files, r.folders,
-                     " ".join(f"{c}={r.exit_codes.get(c)}" for c in COMMANDS), len(r.internal_errors),
-                     len(r.folders_with_error), r.total("error"), r.total("warning"),
-                     r.total("info"), len(r.unreviewed), r.scores, scores, len(r.missing)])
-    out = [tabulate(rows, headers=["round", "ruleset (auto)", "result files", "folders", "exit codes",
-                                   "internal errors", "folders with an error", "errors", "warnings", "info",
-                                   "unreviewed", "scores", "equal to official", "missing (snapshot)"],
-                    tablefmt="github")]
+        rows.append(
+            [
+                f"v{r.name}",
+                r.ruleset.removeprefix("training-"),
+                r.result_files,
+                r.folders,
+                " ".join(f"{c}={r.exit_codes.get(c)}" for c in COMMANDS),
+                len(r.internal_errors),
+                len(r.folders_with_error),
+                r.total("error"),
+                r.total("warning"),
+                r.total("info"),
+                len(r.unreviewed),
+                r.scores,
+                scores,
+                len(r.missing),
+            ]
+        )
+    out = [
+        tabulate(
+            rows,
+            headers=[
+                "round",
+                "ruleset (auto)",
+                "result files",
+                "folders",
+                "exit codes",
+                "internal errors",
+                "folders with an error",
+                "errors",
+                "warnings",
+                "info",
+                "unreviewed",
+                "scores",
+                "equal to official",
+                "missing (snapshot)",
+            ],
+            tablefmt="github",
+        )
+    ]
     for r in results:
         out.append(f"\n### v{r.name}\n")
         if r.inferred:
             out.append(f"{r.inferred}\n")
-        counts = sorted(((rule, sev, n) for (rule, sev), n in r.by_rule.items() if sev != "info"),
-                        key=lambda x: (-x[2], x[0]))
+        counts = sorted(
+            ((rule, sev, n) for (rule, sev), n in r.by_rule.items() if sev != "info"), key=lambda x: (-x[2], x[0])
+        )
         if counts:
             out.append(tabulate(counts, headers=["rule", "severity", "findings"], tablefmt="github"))
         else:
@@ -269,11 +356,15 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
         if r.reviewed:
             out.append("\nReviewed: " + ", ".join(f"{n} {v}" for v, n in sorted(r.reviewed.items())) + ".")
         if r.missing:
-            out.append(f"\nMissing from the snapshot (4 MiB and more): {len(r.missing)} file(s) in "
-                       f"{len(r.snapshot_folders)} result folder(s), marked as snapshot artefacts.")
+            out.append(
+                f"\nMissing from the snapshot (4 MiB and more): {len(r.missing)} file(s) in "
+                f"{len(r.snapshot_folders)} result folder(s), marked as snapshot artefacts."
+            )
         if r.score_differences:
-            out.append("\nScores that differ from the official summarizer's:\n\n" +
-                       "\n".join(f"- {d}" for d in r.score_differences[:20]))
+            out.append(
+                "\nScores that differ from the official summarizer's:\n\n"
+                + "\n".join(f"- {d}" for d in r.score_differences[:20])
+            )
         secs = ", ".join(f"{c} {r.seconds[c]:.0f} s" for c in COMMANDS if c in r.seconds)
         out.append(f"\nTimes (2 cores): {secs}.")
     return "\n".join(out) + "\n"
@@ -289,9 +380,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rounds", nargs="*", type=Path)
     parser.add_argument("--rounds-dir", type=Path, default=os.environ.get("MLPERF_AUDIT_ROUNDS"))
-    parser.add_argument("--official", nargs="?", const="all", default="",
-                        help="also run the official checker and summarizer (on every round, or on the comma-separated "
-                             "rounds given: --official 3.1,4.0)")
+    parser.add_argument(
+        "--official",
+        nargs="?",
+        const="all",
+        default="",
+        help="also run the official checker and summarizer (on every round, or on the comma-separated "
+        "rounds given: --official 3.1,4.0)",
+    )
     parser.add_argument("--mirrors", type=Path, help="bare git directories of the rounds, to list missing files")
     parser.add_argument("--reviews", type=Path, default=REVIEWS)
     parser.add_argument("--write-docs", action="store_true", help=f"write the tables into {DOCS.relative_to(REPO)}")
@@ -300,8 +396,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rounds = list(args.rounds)
     if not rounds and args.rounds_dir:
-        rounds = sorted((p for p in args.rounds_dir.iterdir() if p.is_dir() and re.search(r"v\d+\.\d+$", p.name)),
-                        key=lambda p: tuple(map(int, round_name(p).split("."))))
+        rounds = sorted(
+            (p for p in args.rounds_dir.iterdir() if p.is_dir() and re.search(r"v\d+\.\d+$", p.name)),
+            key=lambda p: tuple(map(int, round_name(p).split("."))),
+        )
     if not rounds:
         parser.error("no round given (ROUND arguments, --rounds-dir or $MLPERF_AUDIT_ROUNDS)")
     reviews = load_reviews(args.reviews)
@@ -316,14 +414,18 @@ def main(argv: list[str] | None = None) -> int:
         write_docs(text)
     unreviewed = [(r.name, f) for r in results for f in r.unreviewed]
     for name, finding in unreviewed[:200]:
-        print(f"UNREVIEWED v{name} {finding['rule']} {finding['severity']} {finding.get('path')}: "
-              f"{finding['message'][:160]}")
+        print(
+            f"UNREVIEWED v{name} {finding['rule']} {finding['severity']} {finding.get('path')}: "
+            f"{finding['message'][:160]}"
+        )
     unused = [r for r in reviews if not r.used and (not r.rounds or any(x.name in r.rounds for x in results))]
     for review in unused:
         print(f"note: review {review.rule} {review.path} covered nothing in the rounds run", file=sys.stderr)
     failed = bool(unreviewed) or any(r.internal_errors for r in results)
-    print(f"{len(unreviewed)} error(s)/warning(s) without a review; "
-          f"{sum(len(r.internal_errors) for r in results)} internal error(s)")
+    print(
+        f"{len(unreviewed)} error(s)/warning(s) without a review; "
+        f"{sum(len(r.internal_errors) for r in results)} internal error(s)"
+    )
     return 1 if failed else 0
 
 

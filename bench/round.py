@@ -93,8 +93,10 @@ def main() -> int:
         logs = sorted(tree.glob("*/results/*/*/result_*.txt"))
         size = sum(p.stat().st_size for p in logs) / 1e6
         submitters = sorted(p.name for p in tree.iterdir() if (p / "results").is_dir())
-        print(f"tree: {len(submitters)} submitters, {len(logs)} result files, {size:.0f} MB; "
-              f"{os.cpu_count()} cores; mlperf-audit --jobs {args.jobs}")
+        print(
+            f"tree: {len(submitters)} submitters, {len(logs)} result files, {size:.0f} MB; "
+            f"{os.cpu_count()} cores; mlperf-audit --jobs {args.jobs}"
+        )
 
         bare, out, bare_peak = timed([sys.executable, "-c", BARE_LOOP, str(tree)])
         records = int(out.strip() or 0)
@@ -103,22 +105,33 @@ def main() -> int:
         check_s, _, check_peak = timed(audit + ["check", str(tree), "--format", "json", "--no-progress", *jobs, *cache])
         score_s, _, score_peak = timed(audit + ["score", str(tree), "--format", "json", *jobs, *cache])
         again_s, _, _ = timed(audit + ["check", str(tree), "--format", "json", "--no-progress", *jobs, *cache])
-        plain_check, _, _ = timed(audit + ["check", str(tree), "--format", "json", "--no-progress", *jobs, "--no-cache"])
+        plain_check, _, _ = timed(
+            audit + ["check", str(tree), "--format", "json", "--no-progress", *jobs, "--no-cache"]
+        )
         plain_score, _, _ = timed(audit + ["score", str(tree), "--format", "json", *jobs, "--no-cache"])
         audit_s = check_s + score_s
         audit_peak = max(check_peak, score_peak)
-        rows = [("bare read + json.loads loop", bare, bare_peak),
-                (f"mlperf-audit check + score (check {check_s:.1f} s, score {score_s:.1f} s)", audit_s, audit_peak),
-                (f"  same, --no-cache (check {plain_check:.1f} s, score {plain_score:.1f} s)",
-                 plain_check + plain_score, None),
-                ("  check again, nothing changed (an edit-check loop)", again_s, None)]
+        rows = [
+            ("bare read + json.loads loop", bare, bare_peak),
+            (f"mlperf-audit check + score (check {check_s:.1f} s, score {score_s:.1f} s)", audit_s, audit_peak),
+            (
+                f"  same, --no-cache (check {plain_check:.1f} s, score {plain_score:.1f} s)",
+                plain_check + plain_score,
+                None,
+            ),
+            ("  check again, nothing changed (an edit-check loop)", again_s, None),
+        ]
         if not args.skip_official:
             official, official_peak = 0.0, 0.0
             for submitter in submitters:
-                for module, extra in (("package_checker", ["--log_output", f"{temp}/{submitter}.log"]),
-                                      ("result_summarizer", ["--csv", f"{temp}/{submitter}.csv"])):
-                    seconds, _, peak = timed([sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training",
-                                              "4.1.0", *extra], cwd=tree)
+                for module, extra in (
+                    ("package_checker", ["--log_output", f"{temp}/{submitter}.log"]),
+                    ("result_summarizer", ["--csv", f"{temp}/{submitter}.csv"]),
+                ):
+                    seconds, _, peak = timed(
+                        [sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training", "4.1.0", *extra],
+                        cwd=tree,
+                    )
                     official += seconds
                     official_peak = max(official_peak, peak)
             rows.append(("official package_checker + result_summarizer (per submitter)", official, official_peak))

@@ -63,7 +63,7 @@ def prefix_of(code: str) -> str:
 
 def code_number(code: str) -> int:
     """The number of a rule code, so that CMP1000 sorts after CMP999."""
-    return int(code[len(prefix_of(code)):])
+    return int(code[len(prefix_of(code)) :])
 
 
 def escape(cell: str) -> str:
@@ -92,8 +92,10 @@ def module_path(module: str, root: Path) -> str:
     folder = source_roots(root).get(top)
     if folder is None:
         raise SystemExit(f"docs/generate.py: {module} is not under a package of pyproject.toml")
-    for candidate in (folder.joinpath(*rest).with_suffix(".py") if rest else None,
-                      folder.joinpath(*rest, "__init__.py")):
+    for candidate in (
+        folder.joinpath(*rest).with_suffix(".py") if rest else None,
+        folder.joinpath(*rest, "__init__.py"),
+    ):
         if candidate is not None and (root / candidate).is_file():
             return candidate.as_posix()
     raise SystemExit(f"docs/generate.py: no source file for the module {module} under {folder}")
@@ -146,7 +148,7 @@ def expected_readme(current: str, root: Path = ROOT, host: PluginHost | None = N
     start, stop = current.find(BEGIN), current.find(END)
     if start < 0 or stop < start:
         raise SystemExit(f"docs/generate.py: {README} lacks the markers {BEGIN!r} ... {END!r}")
-    return current[:start] + rules_table(root, host) + current[stop + len(END):]
+    return current[:start] + rules_table(root, host) + current[stop + len(END) :]
 
 
 def expected_compliance_rules() -> str:
@@ -161,8 +163,7 @@ def expected_files(root: Path = ROOT) -> dict[str, tuple[str, str]]:
     readme = (root / README).read_text(encoding="utf-8")
     compliance = root / RULE_TABLES["CMP"]
     current = compliance.read_text(encoding="utf-8") if compliance.is_file() else ""
-    return {README: (readme, expected_readme(readme, root)),
-            RULE_TABLES["CMP"]: (current, expected_compliance_rules())}
+    return {README: (readme, expected_readme(readme, root)), RULE_TABLES["CMP"]: (current, expected_compliance_rules())}
 
 
 def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
@@ -175,9 +176,14 @@ def main(argv: Sequence[str] | None = None, root: Path = ROOT) -> int:
             continue
         stale += 1
         if args.check:
-            sys.stdout.writelines(difflib.unified_diff(
-                current.splitlines(keepends=True), expected.splitlines(keepends=True),
-                f"a/{name}", f"b/{name} (python docs/generate.py)"))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    expected.splitlines(keepends=True),
+                    f"a/{name}",
+                    f"b/{name} (python docs/generate.py)",
+                )
+            )
         else:
             (root / name).write_text(expected, encoding="utf-8")
             print(f"rewrote {name}")

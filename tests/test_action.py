@@ -19,9 +19,20 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t"}).stdout.strip()
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+        },
+    ).stdout.strip()
 
 
 @pytest.fixture
@@ -31,7 +42,9 @@ def pull_request(tmp_path, sample):
     for path in [repo, *repo.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     (repo / ".mlperf-audit.toml").write_text('ignore = ["EXA"]\nfail-on = "warning"\nwaivers = "waivers.toml"\n')
-    (repo / "waivers.toml").write_text('[[waiver]]\nrule = "FOR006"\npath = "Google/*"\nreason = "platform name known"\n')
+    (repo / "waivers.toml").write_text(
+        '[[waiver]]\nrule = "FOR006"\npath = "Google/*"\nreason = "platform name known"\n'
+    )
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "base")
@@ -46,21 +59,41 @@ def pull_request(tmp_path, sample):
     git(repo, "commit", "-q", "-am", "head")
     head = git(repo, "rev-parse", "HEAD")
     event = tmp_path / "event.json"
-    event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": base, "ref": "main"},
-                                                  "head": {"sha": head, "ref": "pr"}}}))
+    event.write_text(
+        json.dumps(
+            {"pull_request": {"number": 1, "base": {"sha": base, "ref": "main"}, "head": {"sha": head, "ref": "pr"}}}
+        )
+    )
     summary, outputs = tmp_path / "summary.md", tmp_path / "outputs.txt"
     summary.touch()
     outputs.touch()
-    env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event),
-           "GITHUB_WORKSPACE": str(repo), "GITHUB_SHA": head, "GITHUB_STEP_SUMMARY": str(summary),
-           "GITHUB_OUTPUT": str(outputs), "INPUT_PATH": ".", "INPUT_RULESET": "training-4.1.0",
-           "INPUT_FAIL_ON": "error", "INPUT_CHANGED_ONLY": "true", "INPUT_SARIF_FILE": "mlperf-audit.sarif"}
+    env = {
+        **os.environ,
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_WORKSPACE": str(repo),
+        "GITHUB_SHA": head,
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "INPUT_PATH": ".",
+        "INPUT_RULESET": "training-4.1.0",
+        "INPUT_FAIL_ON": "error",
+        "INPUT_CHANGED_ONLY": "true",
+        "INPUT_SARIF_FILE": "mlperf-audit.sarif",
+    }
     return repo, env, summary, outputs
 
 
 def run_action(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mlperf_audit.github_action"], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "mlperf_audit.github_action"],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 @pytest.mark.sample
@@ -81,8 +114,11 @@ def test_action_checks_only_the_changed_submitter(pull_request):
     sarif = json.loads((repo / "mlperf-audit.sarif").read_text())
     schema = REPO.parent / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
     jsonschema.Draft4Validator(json.loads(schema.read_text())).validate(sarif)
-    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]
-            if "locations" in r}
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+        if "locations" in r
+    }
     assert uris and all(uri.startswith("tinycorp/") for uri in uris)
 
 
@@ -111,13 +147,21 @@ def test_action_yml_passes_inputs_through_env():
     for step in steps:
         assert "${{" not in step.get("run", "")  # no input is interpolated into a script
     (run,) = [step for step in steps if step.get("id") == "run"]
-    assert set(run["env"]) == {"INPUT_PATH", "INPUT_RULESET", "INPUT_FAIL_ON", "INPUT_CHANGED_ONLY", "INPUT_SARIF_FILE",
-                               "MLPERF_AUDIT_CACHE_DIR"}
+    assert set(run["env"]) == {
+        "INPUT_PATH",
+        "INPUT_RULESET",
+        "INPUT_FAIL_ON",
+        "INPUT_CHANGED_ONLY",
+        "INPUT_SARIF_FILE",
+        "MLPERF_AUDIT_CACHE_DIR",
+    }
     assert steps[0]["run"] == INSTALL
 
 
-INSTALL = ('python3 -m pip install --quiet --constraint "$GITHUB_ACTION_PATH/.github/action-constraints.txt" '
-           '"$GITHUB_ACTION_PATH"')
+INSTALL = (
+    'python3 -m pip install --quiet --constraint "$GITHUB_ACTION_PATH/.github/action-constraints.txt" '
+    '"$GITHUB_ACTION_PATH"'
+)
 
 
 def _runtime_closure() -> dict[str, str]:
@@ -159,8 +203,13 @@ def test_action_yml_keeps_the_cache_outside_the_workspace():
     """Restored before the check, pruned and saved after it (even when it failed), under runner.temp."""
     steps = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
     names = [step.get("uses", step.get("id", step.get("run", ""))).split("@")[0] for step in steps]
-    assert names == [INSTALL, "actions/cache/restore", "run",
-                     "python3 -m mlperf_audit cache prune --days 30", "actions/cache/save"]
+    assert names == [
+        INSTALL,
+        "actions/cache/restore",
+        "run",
+        "python3 -m mlperf_audit cache prune --days 30",
+        "actions/cache/save",
+    ]
     restore, save = steps[1], steps[4]
     assert restore["with"]["path"] == save["with"]["path"] == "${{ runner.temp }}/mlperf-audit-cache"
     assert restore["with"]["key"] == save["with"]["key"] and "github.run_id" in save["with"]["key"]

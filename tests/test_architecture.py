@@ -147,8 +147,10 @@ class _CountRuns(Rule):
 
     def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         received = context.received(FOLDERS)
-        yield self.finding(f"{len(received)} folders, {sum(count for _, count in received)} runs: "
-                           + ", ".join(path for path, _ in received))
+        yield self.finding(
+            f"{len(received)} folders, {sum(count for _, count in received)} runs: "
+            + ", ".join(path for path, _ in received)
+        )
 
 
 class _Publisher:
@@ -184,10 +186,19 @@ class _SeesComparison:
 
 def test_audit_baseline_hands_both_trees_scores_to_the_comparison_hook(fixtures, cli, monkeypatch, tmp_path):
     plugin = _SeesComparison()
-    monkeypatch.setattr("mlperf_audit.cli.PluginHost",
-                        lambda disabled=(): PluginHost(disabled=disabled, plugins=[("sees", plugin)]))
-    result = cli("audit", str(fixtures / "forged" / "compressed-timestamps"), "--baseline", str(fixtures / "clean"),
-                 "--format", "json", "--fail-on", "never")
+    monkeypatch.setattr(
+        "mlperf_audit.cli.PluginHost", lambda disabled=(): PluginHost(disabled=disabled, plugins=[("sees", plugin)])
+    )
+    result = cli(
+        "audit",
+        str(fixtures / "forged" / "compressed-timestamps"),
+        "--baseline",
+        str(fixtures / "clean"),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    )
     assert result.code == 0, result.err
     (comparison,) = plugin.seen
     assert comparison.scores and comparison.baseline and comparison.path == str(fixtures / "clean")
@@ -197,8 +208,18 @@ def test_audit_baseline_hands_both_trees_scores_to_the_comparison_hook(fixtures,
     # AUD007 is a rule like any other: `ignore` in the configuration switches it off
     configuration = tmp_path / ".mlperf-audit.toml"
     configuration.write_text('ignore = ["AUD007"]\n')
-    ignored = cli("audit", str(fixtures / "forged" / "compressed-timestamps"), "--baseline", str(fixtures / "clean"),
-                  "--format", "json", "--fail-on", "never", "--config", str(configuration))
+    ignored = cli(
+        "audit",
+        str(fixtures / "forged" / "compressed-timestamps"),
+        "--baseline",
+        str(fixtures / "clean"),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "--config",
+        str(configuration),
+    )
     assert "AUD007" not in [f["rule"] for f in json.loads(ignored.out)["findings"]]
 
 

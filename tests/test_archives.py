@@ -111,7 +111,7 @@ def test_a_damaged_member_is_an_unreadable_file_not_an_internal_error(cli, fixtu
     with zipfile.ZipFile(archive) as zipped:
         info = next(i for i in zipped.infolist() if i.filename.endswith("result_0.txt"))
     start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
-    data[start + 40:start + 48] = b"XXXXXXXX"
+    data[start + 40 : start + 48] = b"XXXXXXXX"
     archive.write_bytes(bytes(data))
     result = cli("check", str(archive), "--format", "json", "--jobs", "1")
     assert result.code in (0, 1), result.err

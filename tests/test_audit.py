@@ -16,20 +16,37 @@ SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.
 
 # every accelerator_model_name of the v3.1-v5.0 results (../shared/reference/hardware.md section 1)
 NAMES = {
-    "NVIDIA H100-SXM5-80GB": "H100-SXM5-80GB", "NVIDIA H100-SXM-80GB": "H100-SXM5-80GB",
-    "NVIDIA H100 80GB HBM3": "H100-SXM5-80GB", "NVIDIA H100-SXM5-96GB": "H100-SXM5-96GB",
-    "NVIDIA H100-PCIe-80GB": "H100-PCIe-80GB", "H100 NVL Tensor Core GPU (PCIe)": "H100-NVL-94GB",
-    "NVIDIA H200-SXM5-141GB": "H200-SXM5-141GB", "NVIDIA H200-NVL-141GB": "H200-NVL-141GB",
+    "NVIDIA H100-SXM5-80GB": "H100-SXM5-80GB",
+    "NVIDIA H100-SXM-80GB": "H100-SXM5-80GB",
+    "NVIDIA H100 80GB HBM3": "H100-SXM5-80GB",
+    "NVIDIA H100-SXM5-96GB": "H100-SXM5-96GB",
+    "NVIDIA H100-PCIe-80GB": "H100-PCIe-80GB",
+    "H100 NVL Tensor Core GPU (PCIe)": "H100-NVL-94GB",
+    "NVIDIA H200-SXM5-141GB": "H200-SXM5-141GB",
+    "NVIDIA H200-NVL-141GB": "H200-NVL-141GB",
     "NVIDIA Blackwell GPU (B200-SXM-180GB)": "B200-SXM-180GB (HGX, 1000W)",
     "NVIDIA Blackwell GPU (GB200)": "GB200 (Blackwell GPU in GB200, 1200W)",
-    "NVIDIA A100-SXM4-80GB": "A100-SXM4-80GB", "NVIDIA A100-SXM-40GB": "A100-SXM4-40GB",
-    "NVIDIA A100-PCIe-80GB": "A100-PCIe-80GB", "NVIDIA A100 - PCIe - 80 GB": "A100-PCIe-80GB",
-    "NVIDIA A10G": "A10G (AWS)", "NVIDIA A30": "A30", "NVIDIA L4": "L4", "NVIDIA L40": "L40", "NVIDIA L40S": "L40S",
-    "NVIDIA RTX A5000": "RTX A5000", "NVIDIA GeForce RTX 4090": "GeForce RTX 4090 (tinybox green)",
-    "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX (tinybox red)", "AMD Instinct MI300X 192GB HBM3": "MI300X",
-    "AMD Instinct MI325X 256GB HBM3e": "MI325X", "AMD Instinct MI325X 256GB HBM3E DLC": "MI325X",
-    "Intel Gaudi2": "Gaudi2", "Intel(R) Gaudi(R) 2 AI Accelerator": "Gaudi2", "TPU-v5e": "TPU v5e",
-    "TPU-v5p": "TPU v5p", "TPU-trillium": "TPU Trillium (v6e)", "N/A": "Xeon Platinum 8480+ (CPU-only)",
+    "NVIDIA A100-SXM4-80GB": "A100-SXM4-80GB",
+    "NVIDIA A100-SXM-40GB": "A100-SXM4-40GB",
+    "NVIDIA A100-PCIe-80GB": "A100-PCIe-80GB",
+    "NVIDIA A100 - PCIe - 80 GB": "A100-PCIe-80GB",
+    "NVIDIA A10G": "A10G (AWS)",
+    "NVIDIA A30": "A30",
+    "NVIDIA L4": "L4",
+    "NVIDIA L40": "L40",
+    "NVIDIA L40S": "L40S",
+    "NVIDIA RTX A5000": "RTX A5000",
+    "NVIDIA GeForce RTX 4090": "GeForce RTX 4090 (tinybox green)",
+    "AMD Radeon RX 7900 XTX": "Radeon RX 7900 XTX (tinybox red)",
+    "AMD Instinct MI300X 192GB HBM3": "MI300X",
+    "AMD Instinct MI325X 256GB HBM3e": "MI325X",
+    "AMD Instinct MI325X 256GB HBM3E DLC": "MI325X",
+    "Intel Gaudi2": "Gaudi2",
+    "Intel(R) Gaudi(R) 2 AI Accelerator": "Gaudi2",
+    "TPU-v5e": "TPU v5e",
+    "TPU-v5p": "TPU v5p",
+    "TPU-trillium": "TPU Trillium (v6e)",
+    "N/A": "Xeon Platinum 8480+ (CPU-only)",
 }
 
 
@@ -77,8 +94,16 @@ def test_peers_table_on_the_sample(cli, sample):
 
 
 def test_baseline_speedup_beyond_the_hardware(cli, fixtures):
-    result = cli("audit", str(fixtures / "forged" / "compressed-timestamps"), "--baseline", str(fixtures / "clean"),
-                 "--format", "json", "--fail-on", "never")
+    result = cli(
+        "audit",
+        str(fixtures / "forged" / "compressed-timestamps"),
+        "--baseline",
+        str(fixtures / "clean"),
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    )
     document = json.loads(result.out)
     (row,) = document["baseline"]
     assert row["speedup_per_accelerator"] == pytest.approx(4.0, rel=0.01) and row["verdict"].startswith("exceeds")
@@ -104,7 +129,9 @@ def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
 
     target = tmp_path / "NVIDIA"
     shutil.copytree(sample / "NVIDIA" / "systems", target / "systems")
-    shutil.copytree(sample / "NVIDIA" / "results" / "h200_ngc23.09_pytorch", target / "results" / "h200_ngc23.09_pytorch")
+    shutil.copytree(
+        sample / "NVIDIA" / "results" / "h200_ngc23.09_pytorch", target / "results" / "h200_ngc23.09_pytorch"
+    )
     description = target / "systems" / "h200_ngc23.09_pytorch.json"
     data = json.loads(description.read_text())
     data["accelerators_per_node"] = "5"

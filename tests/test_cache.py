@@ -24,9 +24,22 @@ from test_hostile import LINE
 def canonical(run) -> tuple:
     """A run as comparable data (NaN != NaN, so values are compared by repr)."""
     return (
-        run.path, run.size_bytes, run.line_count,
-        [(e.key, repr(e.value), e.time_ms if not math.isnan(e.time_ms) else "nan", e.event_type, e.namespace,
-          repr(dict(e.metadata)), e.file, e.line) for e in run.events],
+        run.path,
+        run.size_bytes,
+        run.line_count,
+        [
+            (
+                e.key,
+                repr(e.value),
+                e.time_ms if not math.isnan(e.time_ms) else "nan",
+                e.event_type,
+                e.namespace,
+                repr(dict(e.metadata)),
+                e.file,
+                e.line,
+            )
+            for e in run.events
+        ],
         [(i.problem, i.message, i.path, i.line, i.hint) for i in run.issues],
     )
 
@@ -120,8 +133,11 @@ def test_a_cache_that_cannot_be_written_changes_nothing(tmp_path, monkeypatch):
 
 
 def checksums(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_a_cache_inside_the_package_is_not_used(cli, tmp_path, fixtures):
@@ -168,7 +184,9 @@ def rcp_cases() -> list[tuple[str, str]]:
     for name in rulesets.SUPPORTED:
         version = name.split("-", 1)[1]
         ruleset = rulesets.get(name)
-        cases += [(version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b) and rcp.official_run_count_known(b)]
+        cases += [
+            (version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b) and rcp.official_run_count_known(b)
+        ]
     return cases
 
 
@@ -230,8 +248,10 @@ def test_scipy_is_not_imported_by_a_check_without_interpolation(tmp_path, fixtur
         f"main(['score', {str(fixtures / 'clean')!r}, '--format', 'json', '-j', '1', *sys.argv[1:]])\n"
         "print('SCIPY', 'scipy.stats._stats_py' in sys.modules, file=sys.stderr)\n"
     )
-    runs = [subprocess.run([sys.executable, "-c", program, *options], capture_output=True, text=True)
-            for options in (["--cache-dir", str(tmp_path)], ["--cache-dir", str(tmp_path)], ["--no-cache"])]
+    runs = [
+        subprocess.run([sys.executable, "-c", program, *options], capture_output=True, text=True)
+        for options in (["--cache-dir", str(tmp_path)], ["--cache-dir", str(tmp_path)], ["--no-cache"])
+    ]
     assert [r.returncode for r in runs] == [0, 0, 0], runs[0].stderr
     assert all("SCIPY False" in r.stderr for r in runs)
     assert runs[0].stdout == runs[1].stdout == runs[2].stdout

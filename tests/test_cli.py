@@ -12,7 +12,9 @@ import pytest
 
 from mlperf_audit.config import FAIL_ON_CHOICES
 
-FIXTURE_LOG = Path(__file__).resolve().parent.parent / "fixtures/packages/clean/Fixture/results/fx_8xh100/ssd/result_0.txt"
+FIXTURE_LOG = (
+    Path(__file__).resolve().parent.parent / "fixtures/packages/clean/Fixture/results/fx_8xh100/ssd/result_0.txt"
+)
 SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())
 
 
@@ -184,8 +186,11 @@ def test_select_and_ignore(cli, fixtures):
     assert {f["rule"] for f in everything} >= {"EVT003", "LOG005", "LOG009", "PKG019"}
     only_log = json.loads(cli("check", target, "--format", "json", "--select", "LOG").out)["findings"]
     assert {f["rule"] for f in only_log} == {"LOG005", "LOG009"}
-    by_name = json.loads(cli("check", target, "--format", "json", "--select", "EVT,LOG,CMP467",
-                             "--ignore", "run-stop-missing,LOG009").out)
+    by_name = json.loads(
+        cli(
+            "check", target, "--format", "json", "--select", "EVT,LOG,CMP467", "--ignore", "run-stop-missing,LOG009"
+        ).out
+    )
     # with EVT003 ignored, the official check it covers (common.yaml: exactly one run_stop) speaks for itself
     assert {f["rule"] for f in by_name["findings"]} == {"LOG005", "CMP467"}
     assert by_name["config"]["ignore"] == ["run-stop-missing", "LOG009"]
@@ -243,8 +248,9 @@ def test_output_is_identical_whatever_the_jobs(cli, sample, command):
 
 def test_one_run_that_did_not_converge_is_information(cli, fixtures):
     """An aborted run is what olympic scoring is for: EVT007 and what follows from it are information."""
-    result = cli("check", str(fixtures / "broken" / "run-aborted"), "--format", "json", "--fail-on", "info",
-                 "--select", "EVT")
+    result = cli(
+        "check", str(fixtures / "broken" / "run-aborted"), "--format", "json", "--fail-on", "info", "--select", "EVT"
+    )
     (finding,) = json.loads(result.out)["findings"]
     assert finding["rule"] == "EVT007" and finding["severity"] == "info"
     assert "tolerated: the run did not converge" in finding["message"]

@@ -60,12 +60,15 @@ def with_events(run: Run, events: list[LogEvent]) -> Run:
 
 
 def set_division(run: Run, division: str) -> Run:
-    return with_events(run, [dataclasses.replace(e, value=division) if e.key == "submission_division" else e
-                             for e in run.events])
+    return with_events(
+        run, [dataclasses.replace(e, value=division) if e.key == "submission_division" else e for e in run.events]
+    )
 
 
 def codes(run: Run) -> set[str]:
-    return {compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE) for m in compliance.interpret(run, VERSION)}
+    return {
+        compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE) for m in compliance.interpret(run, VERSION)
+    }
 
 
 def replace_value(event: LogEvent, value: Any) -> LogEvent:
@@ -91,8 +94,15 @@ def aggregated_mutations(run: Run, kind: str) -> Iterator[Run]:
     if kind == "REQ":
         yield with_events(run, [e for e in events if not (e.key == "eval_accuracy" and "metric" in e.metadata)])
     elif kind == "CHECK":
-        yield with_events(run, [dataclasses.replace(e, metadata=MappingProxyType({**e.metadata, "metric": "fid"}))
-                                if e.meta("metric") == "FID" else e for e in events])
+        yield with_events(
+            run,
+            [
+                dataclasses.replace(e, metadata=MappingProxyType({**e.metadata, "metric": "fid"}))
+                if e.meta("metric") == "FID"
+                else e
+                for e in events
+            ],
+        )
     elif kind == "ATLEAST_ONE_CHECK":
         yield with_events(run, [replace_value(e, 200.0) if e.meta("metric") == "FID" else e for e in events])
         yield with_events(run, [replace_value(e, -1.0) if e.meta("metric") == "FID" else e for e in events])  # open
@@ -116,7 +126,7 @@ def mutations(run: Run, family: Family) -> Iterator[Run]:
         if required is not None and indexes:
             yield with_events(run, [e for i, e in enumerate(events) if i not in indexes[1:]])
     elif kind == "REPEATED" and indexes:
-        yield with_events(run, events[: indexes[0] + 1] + [events[indexes[0]]] + events[indexes[0] + 1:])
+        yield with_events(run, events[: indexes[0] + 1] + [events[indexes[0]]] + events[indexes[0] + 1 :])
     elif kind in ("CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK") and not indexes:
         yield injected(run, family.key)
     elif kind in ("CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK") and indexes:
@@ -134,8 +144,15 @@ def mutations(run: Run, family: Family) -> Iterator[Run]:
             yield with_events(run, [late if i == indexes[0] else e for i, e in enumerate(events)])
             yield with_events(run, events + [record])  # a second record after everything
     elif kind == "BEGIN":
-        yield with_events(run, [dataclasses.replace(e, metadata=MappingProxyType({"metric": e.meta("metric")}))
-                                if e.meta("metric") else e for e in events])
+        yield with_events(
+            run,
+            [
+                dataclasses.replace(e, metadata=MappingProxyType({"metric": e.meta("metric")}))
+                if e.meta("metric")
+                else e
+                for e in events
+            ],
+        )
     elif kind == "MISSING":
         yield with_events(run, [replace_value(e, "unet3d") if e.key == "submission_benchmark" else e for e in events])
 
@@ -150,10 +167,13 @@ DEFECT_TRIGGERS: dict[str, Callable[[], Run]] = {
     # open llama2: open_common.yaml's list omits the benchmark
     "open_common": lambda: set_division(clean_run("llama2_70b_lora"), "open"),
     # open gpt3: open_gpt3.yaml copies the closed learning-rate rule
-    "open_gpt3": lambda: with_events(clean_run("gpt3"), [
-        replace_value(e, 4e-5) if e.key == "opt_base_learning_rate" else e
-        for e in set_division(clean_run("gpt3"), "open").events
-    ]),
+    "open_gpt3": lambda: with_events(
+        clean_run("gpt3"),
+        [
+            replace_value(e, 4e-5) if e.key == "opt_base_learning_rate" else e
+            for e in set_division(clean_run("gpt3"), "open").events
+        ],
+    ),
     # open llama2: open_llama2_70b_lora.yaml asks for epoch_num where samples_count is meant
     "open_llama2_70b_lora": lambda: set_division(clean_run("llama2_70b_lora"), "open"),
 }
@@ -185,8 +205,13 @@ def test_open_llama2_is_accepted_as_the_rules_intend():
 def test_code_family(monkeypatch):
     """A PRE or POST block that raises becomes the CODE family's finding, not a crash."""
     config = compliance.load_config(VERSION, "closed_ssd")
-    broken = dataclasses.replace(config, keys={**config.keys, "opt_name": dataclasses.replace(
-        config.keys["opt_name"], post=compile("s['x'] = 1 / 0", "<test>", "exec"))})
+    broken = dataclasses.replace(
+        config,
+        keys={
+            **config.keys,
+            "opt_name": dataclasses.replace(config.keys["opt_name"], post=compile("s['x'] = 1 / 0", "<test>", "exec")),
+        },
+    )
     real = compliance.load_config
     monkeypatch.setattr(compliance, "load_config", lambda v, n: broken if n == "closed_ssd" else real(v, n))
     (message,) = compliance.interpret(clean_run("ssd"), VERSION)
@@ -196,7 +221,9 @@ def test_code_family(monkeypatch):
 def test_open_gpt3_hyperparameters_are_free_but_the_target_is_not():
     open_gpt3 = DEFECT_TRIGGERS["open_gpt3"]()
     assert {m.family.kind for m in compliance.interpret(open_gpt3, VERSION)} == {"DEFECT"}
-    missed = with_events(open_gpt3, [replace_value(e, 2.8) if e.key == "eval_accuracy" else e for e in open_gpt3.events])
+    missed = with_events(
+        open_gpt3, [replace_value(e, 2.8) if e.key == "eval_accuracy" else e for e in open_gpt3.events]
+    )
     kinds = {(m.family.config, m.family.kind) for m in compliance.interpret(missed, VERSION)}
     assert ("open_gpt3", "ATLEAST_ONE_CHECK") in kinds
 

@@ -22,7 +22,9 @@ def findings(result) -> set[str]:
 def test_pyproject_table(cli, tree, tmp_path, monkeypatch):
     work = tmp_path / "work"
     work.mkdir()
-    (work / "pyproject.toml").write_text('[project]\nname = "x"\n\n[tool.mlperf-audit]\nignore = ["LOG"]\nfail-on = "never"\n')
+    (work / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n\n[tool.mlperf-audit]\nignore = ["LOG"]\nfail-on = "never"\n'
+    )
     monkeypatch.chdir(work)
     result = cli("check", str(tree), "--format", "json")
     assert not any(code.startswith("LOG") for code in findings(result)) and "EVT003" in findings(result)

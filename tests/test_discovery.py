@@ -150,5 +150,7 @@ def test_file_over_the_repository_limit(cli, package, monkeypatch):
 
     monkeypatch.setattr(discovery, "MAX_REPO_FILE_BYTES", 1_000)
     findings = json.loads(cli("check", str(package), "--format", "json", "--select", "PKG016").out)["findings"]
-    assert {f["path"].rsplit("/", 1)[-1] for f in findings} == {f"result_{i}.txt" for i in range(5)} | {"fx_8xh100.json"}
+    assert {f["path"].rsplit("/", 1)[-1] for f in findings} == {f"result_{i}.txt" for i in range(5)} | {
+        "fx_8xh100.json"
+    }
     assert "the official repository checker allows 50 MB" in findings[0]["message"]

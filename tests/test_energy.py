@@ -120,8 +120,11 @@ def test_unusable_power_logs_are_named_not_fatal(power_sample, host, tmp_path):
     tree = tmp_path / "Lenovo"
     shutil.copytree(power_sample / "Lenovo", tree)
     power = tree / "results" / SYSTEM / "bert" / "power"
-    (power / "result_4" / "node_0.txt").write_text(_mllog(1, "power_measurement_start", None, "INTERVAL_START")
-                                                    + _mllog(2, "power_reading", "9 kW") + _mllog(3, "power_reading", 10**400))
+    (power / "result_4" / "node_0.txt").write_text(
+        _mllog(1, "power_measurement_start", None, "INTERVAL_START")
+        + _mllog(2, "power_reading", "9 kW")
+        + _mllog(3, "power_reading", 10**400)
+    )
     (power / "result_5" / "node_0.txt").write_text(_mllog(1, "power_reading", 100.0))
     bert = {r.benchmark: r for r in score(tree, RULESET, host)}["bert"]
     assert bert.energy_joules is None and bert.score_minutes is not None
@@ -144,10 +147,15 @@ def test_listing_order_follows_the_file_system(tmp_path):
     assert listing_order(None, names) == names
 
 
-def _mllog(time_ms: object, key: str, value: object, event_type: str = "POINT_IN_TIME",
-           metadata: object = None) -> str:
-    record = {"namespace": "", "time_ms": time_ms, "event_type": event_type, "key": key, "value": value,
-              "metadata": {"file": "power_measurement.py", "lineno": 1} if metadata is None else metadata}
+def _mllog(time_ms: object, key: str, value: object, event_type: str = "POINT_IN_TIME", metadata: object = None) -> str:
+    record = {
+        "namespace": "",
+        "time_ms": time_ms,
+        "event_type": event_type,
+        "key": key,
+        "value": value,
+        "metadata": {"file": "power_measurement.py", "lineno": 1} if metadata is None else metadata,
+    }
     return f":::MLLOG {json.dumps(record)}\n"
 
 
@@ -160,16 +168,31 @@ def _vary_power(bert: Path) -> None:
         lines = (run / "node_0.txt").read_text().splitlines(keepends=True)
         records = [json.loads(line.split(":::MLLOG ", 1)[1]) for line in lines]
         start = records[0]["time_ms"]
-        halved = [_mllog(r["time_ms"], r["key"], r["value"] * 0.5 + 1.3 if r["key"] == "power_reading" else r["value"],
-                         r["event_type"], metadata="") for r in records if r["key"] != "conversion_eff"]
+        halved = [
+            _mllog(
+                r["time_ms"],
+                r["key"],
+                r["value"] * 0.5 + 1.3 if r["key"] == "power_reading" else r["value"],
+                r["event_type"],
+                metadata="",
+            )
+            for r in records
+            if r["key"] != "conversion_eff"
+        ]
         halved[5] = "[1,0]<stdout>: " + halved[5]
         halved[7] = _mllog(str(start + 7500), "power_reading", 5000.0)
         halved[9] = _mllog("soon", "power_reading", 1e9) + ":::MLLOG {broken\n"
-        (run / "node_1.txt").write_bytes((_mllog(start - 5000, "power_reading", 99999.0) + "".join(halved)
-                                          + _mllog(start, "conversion_eff", 0.9)).replace("\n", "\r\n").encode())
+        (run / "node_1.txt").write_bytes(
+            (_mllog(start - 5000, "power_reading", 99999.0) + "".join(halved) + _mllog(start, "conversion_eff", 0.9))
+            .replace("\n", "\r\n")
+            .encode()
+        )
         (run / "node_2.txt").write_text("".join(line for line in lines if "power_measurement_stop" not in line))
-        (run / "sw_0.txt").write_text(_mllog(start, "conversion_eff", 0.97) + _mllog(start, "interconnect_power_est", 250.5)
-                                      + _mllog(start + 1, "interconnect_power_est", 1e6))
+        (run / "sw_0.txt").write_text(
+            _mllog(start, "conversion_eff", 0.97)
+            + _mllog(start, "interconnect_power_est", 250.5)
+            + _mllog(start + 1, "interconnect_power_est", 1e6)
+        )
         (run / "sw_1.txt").write_text(_mllog(start, "power_reading", 300.0))
 
 
@@ -183,9 +206,23 @@ def test_edge_energies_match_the_official_summarizer_live(power_sample, cli, tmp
     # a run the official summarizer drops (no run_stop): it has no energy and fills the slowest slot
     log = bert / "result_3.txt"
     log.write_text("".join(line for line in log.read_text().splitlines(keepends=True) if '"run_stop"' not in line))
-    subprocess.run([sys.executable, "-m", "mlperf_logging.result_summarizer", "Lenovo", "training", "5.0.0",
-                    "--csv", str(tmp_path / "official.csv")], cwd=tree, capture_output=True, text=True, timeout=300,
-                   check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mlperf_logging.result_summarizer",
+            "Lenovo",
+            "training",
+            "5.0.0",
+            "--csv",
+            str(tmp_path / "official.csv"),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     out = tmp_path / "ours.csv"
     assert cli("score", str(tree / "Lenovo"), "--format", "csv", "-o", str(out)).code == 0
     assert (tmp_path / "ours_detailed.csv").read_bytes() == (tmp_path / "official_detailed.csv").read_bytes()

@@ -30,8 +30,15 @@ def test_regenerating_gives_the_same_bytes(tmp_path, fixtures):
 def test_clean_package_has_every_benchmark_with_the_required_runs(fixtures):
     results = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100"
     counts = {folder.name: len(list(folder.glob("result_*.txt"))) for folder in results.iterdir()}
-    assert counts == {"bert": 10, "dlrm_dcnv2": 10, "gnn": 10, "gpt3": 3, "llama2_70b_lora": 10, "ssd": 5,
-                      "stable_diffusion": 10}
+    assert counts == {
+        "bert": 10,
+        "dlrm_dcnv2": 10,
+        "gnn": 10,
+        "gpt3": 3,
+        "llama2_70b_lora": 10,
+        "ssd": 5,
+        "stable_diffusion": 10,
+    }
 
 
 def test_clean_package_has_no_findings(fixtures, host):
@@ -45,9 +52,21 @@ def test_clean_package_has_no_findings(fixtures, host):
 def test_clean_logs_pass_the_official_compliance_checker(fixtures, benchmark):
     log = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / benchmark / "result_0.txt"
     result = subprocess.run(
-        [sys.executable, "-m", "mlperf_logging.compliance_checker", "--usage", "training", "--ruleset", "4.1.0",
-         "--log_output", "/dev/null", str(log)],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "mlperf_logging.compliance_checker",
+            "--usage",
+            "training",
+            "--ruleset",
+            "4.1.0",
+            "--log_output",
+            "/dev/null",
+            str(log),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "SUCCESS" in result.stdout + result.stderr
@@ -76,7 +95,9 @@ def test_forged_case_is_caught_by_its_rule(fixtures, host, case):
     report = check(fixtures / "forged" / case, Config(ignore=("EXA",)), host)
     found = {f.rule for f in report.findings if f.severity.value != "info"}
     assert set(FORGED[case]["expect"]) <= found, FORGED[case]["description"]
-    assert not {code for code in found if code[:3] in ("AUD", "FOR")} - set(FORGED[case]["expect"]) - {"AUD005", "FOR006"}
+    assert (
+        not {code for code in found if code[:3] in ("AUD", "FOR")} - set(FORGED[case]["expect"]) - {"AUD005", "FOR006"}
+    )
 
 
 IRREPRODUCIBLE = json.loads((REPO / "fixtures" / "packages" / "irreproducible" / "cases.json").read_text())
@@ -95,8 +116,10 @@ def test_irreproducible_case_raises_exactly_its_documented_codes(fixtures, host,
 
 def test_disagreements_name_both_files_and_lines(fixtures, host):
     """A configuration that disagrees with the logs or the description points at both."""
-    for case, rule, other in (("config-learning-rate", "REP011", "results/fx_8xh100/ssd/result_0.txt"),
-                              ("config-node-count", "REP010", "systems/fx_8xh100.json")):
+    for case, rule, other in (
+        ("config-learning-rate", "REP011", "results/fx_8xh100/ssd/result_0.txt"),
+        ("config-node-count", "REP010", "systems/fx_8xh100.json"),
+    ):
         report = check(fixtures / "irreproducible" / case, Config(select=(rule,)), host)
         finding = report.findings[0]
         assert finding.path.endswith("config_fx_8xh100.sh") and finding.line

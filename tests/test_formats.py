@@ -11,7 +11,9 @@ import pytest
 
 from mlperf_audit.formats.ci import MARKDOWN_LIMIT, render_github
 
-SARIF_SCHEMA = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+)
 
 
 def sarif_schema() -> dict:
@@ -84,8 +86,16 @@ def test_markdown_summary_status_first_and_bounded(cli, fixtures):
 
 def test_report_writes_several_formats(cli, fixtures, tmp_path):
     sarif, summary = tmp_path / "out.sarif", tmp_path / "summary.md"
-    result = cli("check", str(fixtures / "demo"), "--format", "github", "--report", f"sarif:{sarif}",
-                 "--report", f"markdown:{summary}")
+    result = cli(
+        "check",
+        str(fixtures / "demo"),
+        "--format",
+        "github",
+        "--report",
+        f"sarif:{sarif}",
+        "--report",
+        f"markdown:{summary}",
+    )
     assert result.code == 1 and result.out.startswith("::")
     assert json.loads(sarif.read_text())["version"] == "2.1.0"
     assert summary.read_text().startswith("### ")

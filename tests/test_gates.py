@@ -1,5 +1,5 @@
 """The static gates, run by `make test` like every other test: mypy over checker/ and rules/ with zero
-errors, ruff's lint over the code, and the import contracts that keep the layers (pyproject.toml:
+errors, ruff's lint and format check over the code, and the import contracts that keep the layers (pyproject.toml:
 [tool.mypy], [tool.ruff], [tool.importlinter])."""
 
 from __future__ import annotations
@@ -26,11 +26,23 @@ def test_ruff_lint_reports_nothing() -> None:
     assert result.returncode == 0, f"ruff check failed (exit {result.returncode}):\n{result.stdout}{result.stderr}"
 
 
+def test_ruff_format_changes_nothing() -> None:
+    result = _run("ruff", "format", "--check", "--no-cache", ".")
+    assert result.returncode == 0, (
+        f"ruff format would change files (run `ruff format .`):\n{result.stdout}{result.stderr}"
+    )
+
+
 def test_import_contracts_are_kept() -> None:
     """[tool.importlinter]: rule packs never import the engine, the host, the CLI or the commands; the
     core never imports a pack; the core's modules form layers without a cycle."""
-    result = subprocess.run([str(Path(sys.executable).parent / "lint-imports"), "--no-cache"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert result.returncode == 0, f"import contracts broken:\n{result.stdout}{result.stderr}"
     assert "3 kept, 0 broken" in result.stdout
 
@@ -42,12 +54,19 @@ def _core_imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
     """(line, module, names) of every import of the core (`mlperf_audit...`) in a file."""
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and (
-                node.module == "mlperf_audit" or node.module.startswith("mlperf_audit.")):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and (node.module == "mlperf_audit" or node.module.startswith("mlperf_audit."))
+        ):
             found.append((node.lineno, node.module, tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name, ()) for alias in node.names
-                      if alias.name == "mlperf_audit" or alias.name.startswith("mlperf_audit.")]
+            found += [
+                (node.lineno, alias.name, ())
+                for alias in node.names
+                if alias.name == "mlperf_audit" or alias.name.startswith("mlperf_audit.")
+            ]
     return found
 
 
@@ -71,6 +90,9 @@ def test_no_core_module_imports_the_package_that_re_exports_it() -> None:
     import grimp
 
     graph = grimp.build_graph("mlperf_audit", include_external_packages=False)
-    back = sorted(module for module in graph.find_modules_that_directly_import("mlperf_audit")
-                  if module.startswith("mlperf_audit."))
+    back = sorted(
+        module
+        for module in graph.find_modules_that_directly_import("mlperf_audit")
+        if module.startswith("mlperf_audit.")
+    )
     assert not back, f"these modules import mlperf_audit's __init__: {back}"

@@ -47,7 +47,8 @@ def test_readme_rule_table_is_current(builtin_host):
 def test_compliance_rules_doc_is_current():
     current = (REPO / "docs" / "compliance-rules.md").read_text(encoding="utf-8")
     assert current == generate.expected_compliance_rules(), (
-        "docs/compliance-rules.md is stale: run `make docs` (or python -m mlperf_audit_rules.compliance --update)")
+        "docs/compliance-rules.md is stale: run `make docs` (or python -m mlperf_audit_rules.compliance --update)"
+    )
 
 
 def test_readme_table_lists_every_builtin_prefix_once(builtin_host):
@@ -84,4 +85,4 @@ def test_no_rule_doc_or_summary_holds_a_printf_template(builtin_host):
     for rule in builtin_host.rules:
         for text in (re.sub(r"`[^`]*`", "", rule.doc()), rule.summary):  # code spans may show templates
             found = PRINTF_PLACEHOLDER.search(text)
-            assert found is None, f"{rule.code}: {found.group()!r} in {text[max(0, found.start() - 40):][:80]!r}"
+            assert found is None, f"{rule.code}: {found.group()!r} in {text[max(0, found.start() - 40) :][:80]!r}"

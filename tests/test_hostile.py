@@ -58,7 +58,9 @@ def test_huge_integers_in_a_package(cli, package, tmp_path):
         text = log.read_text()
         for name in ("epoch_num", "samples_count"):
             text = text.replace(f'"{name}": ', f'"{name}": {huge}, "_was_{name}": ')
-        text = text.replace('"key": "global_batch_size", "value": ', f'"key": "global_batch_size", "value": {huge}, "_was": ')
+        text = text.replace(
+            '"key": "global_batch_size", "value": ', f'"key": "global_batch_size", "value": {huge}, "_was": '
+        )
         log.write_text(text)
     for command in (["check"], ["score"], ["audit"], ["report", "-o", str(tmp_path / "r.html")]):
         result = run(cli, *command, str(package))
@@ -85,7 +87,7 @@ def test_odd_values_found_by_the_property_test(cli, package, key, value):
         for line in log.read_text().splitlines(keepends=True):
             if f'"key": "{key}"' in line:
                 head, _, tail = line.partition('"value": ')
-                rest = tail[tail.index(', "metadata"'):]
+                rest = tail[tail.index(', "metadata"') :]
                 line = f'{head}"value": {value}{rest}'
             lines.append(line)
         log.write_text("".join(lines))
@@ -96,8 +98,9 @@ def test_odd_values_found_by_the_property_test(cli, package, key, value):
             assert not [f for f in json.loads(result.out)["findings"] if f["rule"] == "CHK001"]
 
 
-@pytest.mark.parametrize("content, code", [("{not json", "SYS001"), ("[1, 2]", "SYS001"), ('"a string"', "SYS001"),
-                                           ("{}", "SYS002")])
+@pytest.mark.parametrize(
+    "content, code", [("{not json", "SYS001"), ("[1, 2]", "SYS001"), ('"a string"', "SYS001"), ("{}", "SYS002")]
+)
 def test_hostile_system_description(cli, package, content, code):
     (package / "Fixture" / "systems" / "fx_8xh100.json").write_text(content)
     result = run(cli, "check", str(package), "--format", "json")
@@ -140,13 +143,19 @@ def test_unusable_paths_exit_2(cli, tmp_path, path):
 
 
 def checksums(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() + str(p.stat().st_mtime_ns)
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() + str(p.stat().st_mtime_ns)
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_read_only_check_score_audit_report(cli, package, tmp_path):
     before = checksums(package)
-    assert run(cli, "check", str(package), "--format", "sarif", "--report", f"junit:{tmp_path / 'j.xml'}").code in (0, 1)
+    assert run(cli, "check", str(package), "--format", "sarif", "--report", f"junit:{tmp_path / 'j.xml'}").code in (
+        0,
+        1,
+    )
     assert run(cli, "score", str(package), "--format", "csv", "-o", str(tmp_path / "s.csv")).code == 0
     assert run(cli, "audit", str(package), "--format", "json").code in (0, 1)
     assert run(cli, "report", str(package), "-o", str(tmp_path / "r.html")).code in (0, 1)

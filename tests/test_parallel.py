@@ -39,7 +39,8 @@ def test_two_processes_check_and_score_like_one(package: Path, host) -> None:
     if folders >= 2:
         assert two.processes == 2, f"{folders} benchmark folders but {two.processes} process(es) did the work"
     assert [s.to_dict() for s in score(package, config, host, jobs=2)] == [
-        s.to_dict() for s in score(package, config, host, jobs=1)]
+        s.to_dict() for s in score(package, config, host, jobs=1)
+    ]
 
 
 def test_power_folders_are_plain_data(power_sample) -> None:
@@ -55,5 +56,6 @@ def test_the_fallback_to_one_process_is_said(monkeypatch, host) -> None:
     report = check(FIXTURES / "clean", Config(cache_dir=None), host, jobs=2)
     assert report.processes == 1
     assert any("cannot fork" in note for note in report.config.notes)
-    assert not any("cannot fork" in note for note in check(FIXTURES / "clean", Config(cache_dir=None), host,
-                                                              jobs=1).config.notes)
+    assert not any(
+        "cannot fork" in note for note in check(FIXTURES / "clean", Config(cache_dir=None), host, jobs=1).config.notes
+    )

@@ -45,9 +45,20 @@ def test_sample_verdicts_match_the_official_ones(sample, host):
 def official_package_checker(tree: Path) -> subprocess.CompletedProcess[str]:
     submitter = next(p.name for p in tree.iterdir())
     return subprocess.run(
-        [sys.executable, "-m", "mlperf_logging.package_checker", submitter, "training", "4.1.0",
-         "--log_output", str(tree.parent / "official.log")],
-        cwd=tree, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "mlperf_logging.package_checker",
+            submitter,
+            "training",
+            "4.1.0",
+            "--log_output",
+            str(tree.parent / "official.log"),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 

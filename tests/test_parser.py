@@ -11,8 +11,14 @@ import pytest
 from mlperf_audit import Problem
 from mlperf_audit.parser import MAX_ISSUES_PER_CODE, parse_log
 
-RECORD = {"namespace": "", "time_ms": 1727000000000, "event_type": "POINT_IN_TIME", "key": "seed", "value": 7,
-          "metadata": {"file": "train.py", "lineno": 3}}
+RECORD = {
+    "namespace": "",
+    "time_ms": 1727000000000,
+    "event_type": "POINT_IN_TIME",
+    "key": "seed",
+    "value": 7,
+    "metadata": {"file": "train.py", "lineno": 3},
+}
 
 
 def line(**changes: object) -> str:
@@ -33,13 +39,18 @@ def codes(run) -> list[str]:
 
 
 def test_physical_lines_with_prefixes_and_shell_output(tmp_path):
-    text = "\n".join([
-        "+ echo 'Beginning trial 1 of 5'",
-        "Beginning trial 1 of 5",
-        "[1,0]<stdout>:" + line(key="init_start", value=None),
-        "",
-        "some output " + line(key="run_start", value=None),
-    ]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "+ echo 'Beginning trial 1 of 5'",
+                "Beginning trial 1 of 5",
+                "[1,0]<stdout>:" + line(key="init_start", value=None),
+                "",
+                "some output " + line(key="run_start", value=None),
+            ]
+        )
+        + "\n"
+    )
     run = parse_text(tmp_path, text)
     assert codes(run) == []
     assert [(e.key, e.line) for e in run.events] == [("init_start", 3), ("run_start", 5)]
@@ -49,8 +60,9 @@ def test_physical_lines_with_prefixes_and_shell_output(tmp_path):
 
 
 def test_event_fields(tmp_path):
-    run = parse_text(tmp_path, line(event_type="INTERVAL_END", key="run_stop", value=None,
-                                    metadata={"status": "success"}) + "\n")
+    run = parse_text(
+        tmp_path, line(event_type="INTERVAL_END", key="run_stop", value=None, metadata={"status": "success"}) + "\n"
+    )
     (event,) = run.events
     assert event.key == "run_stop" and event.event_type == "INTERVAL_END" and event.namespace == ""
     assert event.time_ms == 1727000000000.0 and event.value is None
@@ -71,8 +83,10 @@ def test_binary_file(tmp_path):
 
 
 def test_invalid_utf8_is_read_as_latin1(tmp_path):
-    raw = (line(key="submission_platform", value="caf") .replace('"caf"', '"caf\udce9"')
-           .encode("utf-8", "surrogateescape") + b"\n")
+    raw = (
+        line(key="submission_platform", value="caf").replace('"caf"', '"caf\udce9"').encode("utf-8", "surrogateescape")
+        + b"\n"
+    )
     run = parse_text(tmp_path, raw)
     assert codes(run) == [Problem.NOT_UTF8]
     assert run.events[0].value == "café"
@@ -146,7 +160,7 @@ def test_huge_integer_is_a_finding(tmp_path):
 
 
 def test_20_mb_line(tmp_path):
-    text = line() + "\n" + ":::MLLOG {\"key\": \"" + "x" * (20 << 20) + "\"}\n" + line() + "\n"
+    text = line() + "\n" + ':::MLLOG {"key": "' + "x" * (20 << 20) + '"}\n' + line() + "\n"
     run = parse_text(tmp_path, text)
     assert codes(run) == [Problem.LINE_TOO_LONG]
     assert run.issues[0].line == 2

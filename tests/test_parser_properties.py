@@ -14,8 +14,18 @@ from hypothesis import strategies as st
 
 from mlperf_audit.parser import TOKEN, parse_log
 
-json_scalars = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20)
-json_values = st.recursive(json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=10)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53), 2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
 records = st.fixed_dictionaries(
     {
         "namespace": st.just(""),
@@ -112,10 +122,14 @@ def _records(path: Path) -> list[dict]:
 EXPLORE = int(os.environ.get("MLPERF_AUDIT_EXPLORE", "0"))
 
 
-@settings(max_examples=EXPLORE or 60, derandomize=not EXPLORE, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(["ssd", "bert", "stable_diffusion", "llama2_70b_lora"]),
-       st.lists(mutation, min_size=1, max_size=6), st.lists(mutation, max_size=3))
+@settings(
+    max_examples=EXPLORE or 60, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    st.sampled_from(["ssd", "bert", "stable_diffusion", "llama2_70b_lora"]),
+    st.lists(mutation, min_size=1, max_size=6),
+    st.lists(mutation, max_size=3),
+)
 def test_rules_never_crash_on_mutated_logs(benchmark, first, second):
     from mlperf_audit.api import check, score
     from mlperf_audit.config import Config

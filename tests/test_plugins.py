@@ -195,9 +195,7 @@ def test_modify_findings_hook(fixtures):
 def test_broken_entry_point_in_process(monkeypatch):
     broken = importlib.metadata.EntryPoint("ghost", "mlperf_audit_no_such_module", "mlperf_audit")
     real = importlib.metadata.entry_points
-    monkeypatch.setattr(
-        importlib.metadata, "entry_points", lambda group=None: list(real(group=group)) + [broken]
-    )
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: list(real(group=group)) + [broken])
     with pytest.raises(PluginError, match="failed to load plugin 'ghost'.*ModuleNotFoundError"):
         PluginHost()
 
@@ -293,7 +291,9 @@ def test_a_plugin_can_register_a_format(cli, fixtures):
 
     host = PluginHost(plugins=[("counts", Counts())])
     report = check(fixtures / "broken" / "missing-run-stop", Config(), host)
-    assert host.formats["counts"].render(report) == '{"error": 0, "warning": 1, "info": 2, "waived": 0}\n'  # info: RCP007, REP001
+    assert (
+        host.formats["counts"].render(report) == '{"error": 0, "warning": 1, "info": 2, "waived": 0}\n'
+    )  # info: RCP007, REP001
     with pytest.raises(PluginError, match="format 'json' is registered twice"):
 
         class Clash:

@@ -29,7 +29,8 @@ def rep(report) -> list:
 def test_results_only_sample_gets_one_info_per_submitter(sample, host):
     found = rep(check(sample, Config(select=("REP",)), host))
     assert [(f.rule, f.severity.value, f.path) for f in found] == [
-        ("REP001", "info", f"{name}/benchmarks") for name in ("Dell", "Google", "NVIDIA", "tinycorp")]
+        ("REP001", "info", f"{name}/benchmarks") for name in ("Dell", "Google", "NVIDIA", "tinycorp")
+    ]
 
 
 def test_spread_rules_are_silent_on_real_results(sample, host):
@@ -40,9 +41,12 @@ def test_spread_rules_are_silent_on_real_results(sample, host):
 def test_score_shows_the_spread(cli, sample):
     text = cli("score", str(sample)).out
     assert "spread" in text.splitlines()[0]
-    assert ("Dell/results/XE9680x8H100-SXM-80GB/bert: " in text
-            and "spread: time-to-train varies by 6.67% (coefficient of variation over 10 runs; slowest/fastest 1.201); "
-                "convergence point by 6.71% (10 distinct)" in text)
+    assert (
+        "Dell/results/XE9680x8H100-SXM-80GB/bert: " in text
+        and "spread: time-to-train varies by 6.67% (coefficient of variation over 10 runs; slowest/fastest 1.201); "
+        "convergence point by 6.71% (10 distinct)"
+        in text
+    )
     results = json.loads(cli("score", str(sample), "--format", "json").out)["results"]
     ssd = next(r for r in results if (r["submitter"], r["benchmark"]) == ("Dell", "ssd"))["spread"]
     assert ssd["runs"] == 5 and ssd["convergence_distinct"] == 1 and ssd["convergence_cv"] == 0
@@ -106,17 +110,22 @@ def test_unreadable_readme_is_a_finding(package, host, monkeypatch):
 
     monkeypatch.setattr(sources, "open_binary", refuse)
     found = rep(check(package, Config(select=("REP005",)), host))
-    assert [(f.path, f.message) for f in found] == [(f"{IMPLEMENTATION}/README.md", "the README is empty or cannot be read")]
+    assert [(f.path, f.message) for f in found] == [
+        (f"{IMPLEMENTATION}/README.md", "the README is empty or cannot be read")
+    ]
 
 
-@pytest.mark.parametrize("name, content", [
-    ("config_fx_8xh100.sh", b"export DGXNNODES='unterminated\nexport DGXNGPU=$((8\nif [[ x ]]; then\n"),
-    ("config_fx_8xh100.sh", b"\x00\x01binary" * 100),
-    ("config_fx_8xh100.sh", b"export LR=" + b"9" * (2 << 20) + b"\n"),
-    ("Dockerfile", b"FROM\nFROM --platform=linux/amd64\nARG\nFROM ${UNCLOSED\n"),
-    ("Dockerfile", "FROM ubuntu:22.04\u2028RUN echo \udcff".encode("utf-8", "surrogateescape")),
-    ("README.md", b"\xff\xfe" + "run".encode("utf-16-le")),
-])
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("config_fx_8xh100.sh", b"export DGXNNODES='unterminated\nexport DGXNGPU=$((8\nif [[ x ]]; then\n"),
+        ("config_fx_8xh100.sh", b"\x00\x01binary" * 100),
+        ("config_fx_8xh100.sh", b"export LR=" + b"9" * (2 << 20) + b"\n"),
+        ("Dockerfile", b"FROM\nFROM --platform=linux/amd64\nARG\nFROM ${UNCLOSED\n"),
+        ("Dockerfile", "FROM ubuntu:22.04\u2028RUN echo \udcff".encode("utf-8", "surrogateescape")),
+        ("README.md", b"\xff\xfe" + "run".encode("utf-16-le")),
+    ],
+)
 def test_hostile_implementation_files_never_crash(package, host, name, content):
     (package / IMPLEMENTATION / name).write_bytes(content)
     report = check(package, Config(select=("REP",)), host)
@@ -148,8 +157,9 @@ def test_implementation_findings_point_at_the_results_they_serve(host):
     assert finding.path == IMPLEMENTATION and finding.related == (("Fixture/results/fx_8xh100/ssd", None),)
 
 
-@pytest.mark.parametrize("shape", ["benchmarks-is-a-file", "implementations-is-a-file", "linked-implementation",
-                                   "link-loop"])
+@pytest.mark.parametrize(
+    "shape", ["benchmarks-is-a-file", "implementations-is-a-file", "linked-implementation", "link-loop"]
+)
 def test_odd_benchmarks_folders_never_crash(package, host, shape):
     code = package / "Fixture" / "benchmarks"
     if shape == "benchmarks-is-a-file":
@@ -173,12 +183,39 @@ def test_odd_benchmarks_folders_never_crash(package, host, shape):
         assert "PKG004" in codes and "REP002" not in codes
 
 
-SHELLISH = st.lists(st.sampled_from([
-    "export A=1", "B=${B:-2}", "if [[ x ]]; then", "fi", "source config_common.sh", "export C=$(( 1 + 2 ))",
-    "case $x in", "esac", "for i in 1 2; do", "done", "function f {", "}", "export D='unterminated",
-    "export E=\"a b\"", "F=$G", "# comment", "export DGXNNODES=\\", "  indented=1", "ARG X=1", "FROM ${X}",
-    "FROM a AS b", "FROM b", "FROM --platform=x", "FROM", "RUN \\",
-]) | st.text(max_size=30), max_size=30)
+SHELLISH = st.lists(
+    st.sampled_from(
+        [
+            "export A=1",
+            "B=${B:-2}",
+            "if [[ x ]]; then",
+            "fi",
+            "source config_common.sh",
+            "export C=$(( 1 + 2 ))",
+            "case $x in",
+            "esac",
+            "for i in 1 2; do",
+            "done",
+            "function f {",
+            "}",
+            "export D='unterminated",
+            'export E="a b"',
+            "F=$G",
+            "# comment",
+            "export DGXNNODES=\\",
+            "  indented=1",
+            "ARG X=1",
+            "FROM ${X}",
+            "FROM a AS b",
+            "FROM b",
+            "FROM --platform=x",
+            "FROM",
+            "RUN \\",
+        ]
+    )
+    | st.text(max_size=30),
+    max_size=30,
+)
 
 
 @settings(max_examples=200, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])

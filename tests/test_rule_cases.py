@@ -32,7 +32,8 @@ def test_every_builtin_rule_with_logic_has_cases(host):
         rule.code
         for rule in host.rules
         # CHK rules are the checker's own (tests/test_plugins.py, test_waivers.py); AUD007 needs two trees
-        if not issubclass(rule, (IssueRule, ComplianceRule)) and not rule.code.startswith("CHK")
+        if not issubclass(rule, (IssueRule, ComplianceRule))
+        and not rule.code.startswith("CHK")
         and rule.code != "AUD007"
         and rule.code not in covered
     ]

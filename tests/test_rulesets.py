@@ -19,11 +19,18 @@ from mlperf_audit_rules import compliance
 
 def test_every_shipped_round_from_1_0_is_supported() -> None:
     root = Path(str(resources.files("mlperf_logging.compliance_checker")))
-    shipped = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name.startswith("training_")
-                     and not p.name.startswith(("training_0.", "training_0_")) and p.name.count(".") == 2
-                     and p.name.split("_", 1)[1].replace(".", "").isdigit())
+    shipped = sorted(
+        p.name
+        for p in root.iterdir()
+        if p.is_dir()
+        and p.name.startswith("training_")
+        and not p.name.startswith(("training_0.", "training_0_"))
+        and p.name.count(".") == 2
+        and p.name.split("_", 1)[1].replace(".", "").isdigit()
+    )
     assert [f"training_{name.split('-', 1)[1]}" for name in rulesets.SUPPORTED] == sorted(
-        shipped, key=lambda n: tuple(map(int, n.split("_", 1)[1].split("."))))
+        shipped, key=lambda n: tuple(map(int, n.split("_", 1)[1].split(".")))
+    )
     assert "training-1.0.0" in rulesets.SUPPORTED and "training-6.1.0" in rulesets.SUPPORTED
     assert rulesets.DEFAULT == "auto" and rulesets.CHOICES[0] == "auto"
     for name in rulesets.SUPPORTED:  # every supported round has a publication day to date packages by
@@ -35,22 +42,27 @@ def test_publication_days_are_ordered() -> None:
     assert days == sorted(days) and len(set(days)) == len(days)
 
 
-@pytest.mark.parametrize("benchmarks, day, expected", [
-    (["gpt3", "llama2_70b_lora"], None, "training-4.1.0"),  # 4.0 and 4.1 fit: no date, the newest
-    (["gpt3", "llama2_70b_lora"], "2024-05-20", "training-4.0.0"),
-    (["bert", "resnet"], "2021-06-01", "training-1.0.0"),  # 1.0 to 2.1 allow the same eight
-    (["bert", "resnet"], "2022-10-01", "training-2.1.0"),
-    (["bert", "resnet"], None, "training-4.0.0"),
-    (["retinanet"], "2025-10-01", "training-5.1.0"),
-    (["maskrcnn", "gnn"], "2023-10-01", "training-3.1.0"),  # no round has both: the most, then the date
-])
+@pytest.mark.parametrize(
+    "benchmarks, day, expected",
+    [
+        (["gpt3", "llama2_70b_lora"], None, "training-4.1.0"),  # 4.0 and 4.1 fit: no date, the newest
+        (["gpt3", "llama2_70b_lora"], "2024-05-20", "training-4.0.0"),
+        (["bert", "resnet"], "2021-06-01", "training-1.0.0"),  # 1.0 to 2.1 allow the same eight
+        (["bert", "resnet"], "2022-10-01", "training-2.1.0"),
+        (["bert", "resnet"], None, "training-4.0.0"),
+        (["retinanet"], "2025-10-01", "training-5.1.0"),
+        (["maskrcnn", "gnn"], "2023-10-01", "training-3.1.0"),  # no round has both: the most, then the date
+    ],
+)
 def test_infer_from_benchmarks_and_the_newest_run(tmp_path, benchmarks, day, expected) -> None:
     logs = []
     if day:
         when = datetime.datetime.fromisoformat(day).replace(tzinfo=datetime.UTC).timestamp() * 1000
         log = tmp_path / "result_0.txt"
-        log.write_text(':::MLLOG {"key": "init_start", "value": null, "time_ms": %d, "event_type": "INTERVAL_START", '
-                       '"metadata": {}}\n' % when)
+        log.write_text(
+            ':::MLLOG {"key": "init_start", "value": null, "time_ms": %d, "event_type": "INTERVAL_START", '
+            '"metadata": {}}\n' % when
+        )
         logs = [log]
     inference = rulesets.infer(benchmarks, logs)
     assert inference.ruleset == expected, inference.reason

@@ -66,8 +66,15 @@ def test_text_report_and_no_writes(cli, sample):
     assert sorted((p, p.stat().st_mtime_ns) for p in sample.rglob("*")) == before
 
 
-@pytest.mark.parametrize("relative", ["NVIDIA", "NVIDIA/results/h200_ngc24.04_dgl", "Dell/results/XE9680x8H100-SXM-80GB/ssd",
-                                      "Google/results/cloud-tpu-trillium-512-maxtext/gpt3/result_0.txt"])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "NVIDIA",
+        "NVIDIA/results/h200_ngc24.04_dgl",
+        "Dell/results/XE9680x8H100-SXM-80GB/ssd",
+        "Google/results/cloud-tpu-trillium-512-maxtext/gpt3/result_0.txt",
+    ],
+)
 def test_every_path_kind_on_real_data(cli, sample, relative):
     result = cli("check", str(sample / relative), "--format", "json")
     assert result.code in (0, 1) and result.err == ""

@@ -30,8 +30,11 @@ def test_every_sample_score_equals_the_official_one(sample, host):
     assert len(results) == 15
     rows = official_rows()
     for result in results:
-        (row,) = [r for r in rows if r["submitter"] == result.submitter
-                  and r["details_url"].endswith(f"/systems/{result.system}.json")]
+        (row,) = [
+            r
+            for r in rows
+            if r["submitter"] == result.submitter and r["details_url"].endswith(f"/systems/{result.system}.json")
+        ]
         official = float(row[f"{result.benchmark}:time_to_train"])
         assert abs(result.score_minutes - official) <= 1e-9 * official, result.path
         assert result.scaling_factor == float(row[f"{result.benchmark}:rcp_scaling_factor"])
@@ -104,8 +107,14 @@ def test_scaling_json_absent_present_and_stale(sample, tmp_path, host):
 
 def official_scores(tree: Path, submitter: str, tmp_path: Path) -> dict[str, str]:
     for module, extra in (("package_checker", []), ("result_summarizer", ["--csv", str(tmp_path / "out.csv")])):
-        subprocess.run([sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training", "4.1.0", *extra],
-                       cwd=tree, capture_output=True, text=True, timeout=300, check=True)
+        subprocess.run(
+            [sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training", "4.1.0", *extra],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
     (row,) = csv.DictReader((tmp_path / "out_detailed.csv").open())
     return row
 
@@ -136,8 +145,21 @@ def test_score_json_contract(cli, fixtures):
     document = json.loads(cli("score", str(fixtures / "clean"), "--format", "json").out)
     assert document["schema_version"] == 1 and document["ruleset"] == "training-4.1.0"
     first = document["results"][0]
-    assert set(first) >= {"submitter", "system", "system_name", "benchmark", "division", "availability",
-                          "accelerator", "accelerators", "runs", "score_minutes", "rcp_factor", "scaling_factor", "note"}
+    assert set(first) >= {
+        "submitter",
+        "system",
+        "system_name",
+        "benchmark",
+        "division",
+        "availability",
+        "accelerator",
+        "accelerators",
+        "runs",
+        "score_minutes",
+        "rcp_factor",
+        "scaling_factor",
+        "note",
+    }
     assert set(first["runs"][0]) >= {"file", "minutes", "status"}
 
 

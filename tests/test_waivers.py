@@ -51,17 +51,21 @@ def test_waived_findings_stay_visible_and_stop_failing(cli, fixtures, tmp_path):
     assert json.loads(after.out)["summary"]["waived"] == 3  # two runs and the folder
     text = cli("check", target, "--select", "PKG019,EVT003", "--waivers", str(waivers)).out
     assert "error (waived)" in text and "waived: accepted by the review" in text
-    sarif = json.loads(cli("check", target, "--select", "PKG019,EVT003", "--waivers", str(waivers), "--format",
-                           "sarif").out)
+    sarif = json.loads(
+        cli("check", target, "--select", "PKG019,EVT003", "--waivers", str(waivers), "--format", "sarif").out
+    )
     waived = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "PKG019"]
     assert waived[0]["suppressions"][0]["justification"] == "accepted by the review"
 
 
 @pytest.mark.parametrize(
     "content, message",
-    [("[[waiver]]\nrule = 'PKG019'\n", "needs a reason"), ("[[waiver]]\nreason = 'x'\n", "needs a rule"),
-     ("[[waiver]]\nrule = 'X'\nreason = 'y'\nexpires = 'soon'\n", "expires must be a date"),
-     ("[[waiver]]\nrule = 'X'\nreason = 'y'\nowner = 'me'\n", "unknown field(s) owner")],
+    [
+        ("[[waiver]]\nrule = 'PKG019'\n", "needs a reason"),
+        ("[[waiver]]\nreason = 'x'\n", "needs a rule"),
+        ("[[waiver]]\nrule = 'X'\nreason = 'y'\nexpires = 'soon'\n", "expires must be a date"),
+        ("[[waiver]]\nrule = 'X'\nreason = 'y'\nowner = 'me'\n", "unknown field(s) owner"),
+    ],
 )
 def test_invalid_waivers_exit_2(cli, fixtures, tmp_path, content, message):
     waivers = tmp_path / "waivers.toml"
@@ -91,8 +95,14 @@ def test_baseline_shows_only_new_findings(cli, fixtures, tmp_path):
     run = tree / "Fixture" / "results" / "fx_8xh100" / "ssd" / "result_2.txt"
     run.write_text("+ shell output\n" + run.read_text())
     other = tree / "Fixture" / "results" / "fx_8xh100" / "ssd" / "result_4.txt"
-    other.write_text(re.sub(r'"key": "eval_accuracy", "value": [0-9.]+', '"key": "eval_accuracy", "value": NaN',
-                            other.read_text(), count=1))
+    other.write_text(
+        re.sub(
+            r'"key": "eval_accuracy", "value": [0-9.]+',
+            '"key": "eval_accuracy", "value": NaN',
+            other.read_text(),
+            count=1,
+        )
+    )
     new = cli("check", str(tree), "--baseline", str(baseline), "--format", "json")
     assert sorted(f["rule"] for f in findings(new)) == ["CHK004", "LOG009"]
 

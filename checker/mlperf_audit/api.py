@@ -28,14 +28,16 @@ def resolve_ruleset(tree: Tree, config: Config) -> Config:
     return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 
 
-def score(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-          jobs: int = 1) -> list[BenchmarkScore]:
+def score(
+    path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1
+) -> list[BenchmarkScore]:
     """The scores of every benchmark folder under PATH."""
     return scored(path, config, host, jobs)[1]
 
 
-def scored(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-           jobs: int = 1) -> tuple[Config, list[BenchmarkScore]]:
+def scored(
+    path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1
+) -> tuple[Config, list[BenchmarkScore]]:
     """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under PATH."""
     config = config or Config()
     host = host or PluginHost()
@@ -45,8 +47,14 @@ def scored(path: str | Path, config: Config | None = None, host: PluginHost | No
     return config, run_scores(tree, host, config, jobs)
 
 
-def check(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-          progress: Any = None, submitters: Iterable[str] | None = None, jobs: int = 1) -> Report:
+def check(
+    path: str | Path,
+    config: Config | None = None,
+    host: PluginHost | None = None,
+    progress: Any = None,
+    submitters: Iterable[str] | None = None,
+    jobs: int = 1,
+) -> Report:
     """Checks PATH (only the named submitters of a results repository, if given) and returns the
     report. Raises TargetError, PluginError or SelectionError (each an exit code 2 on the command
     line); never raises for the package's content."""
@@ -62,9 +70,17 @@ class Review:
     collected: dict[str, Any] = field(default_factory=dict)  # by benchmark folder path
 
 
-def review(path: str | Path, config: Config | None = None, host: PluginHost | None = None,
-           progress: Any = None, submitters: Iterable[str] | None = None, jobs: int = 1, *,
-           score: bool = False, collect: Collect | None = None) -> Review:
+def review(
+    path: str | Path,
+    config: Config | None = None,
+    host: PluginHost | None = None,
+    progress: Any = None,
+    submitters: Iterable[str] | None = None,
+    jobs: int = 1,
+    *,
+    score: bool = False,
+    collect: Collect | None = None,
+) -> Review:
     """`check`, and with `score` the scores, and with `collect` what it returns for each benchmark
     folder: all from one discovery and one parse of each log (what `audit` and `report` need)."""
     config = config or Config()
@@ -73,7 +89,9 @@ def review(path: str | Path, config: Config | None = None, host: PluginHost | No
     config = resolve_ruleset(tree, config)  # from the whole repository, even when some submitters are checked
     if submitters is not None:
         wanted = {visible(name) for name in submitters}  # submission names are shown visibly (discovery)
-        tree = dataclasses.replace(tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True)
+        tree = dataclasses.replace(
+            tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True
+        )
     host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
     notes = []
@@ -81,8 +99,10 @@ def review(path: str | Path, config: Config | None = None, host: PluginHost | No
         notes.append(outcome.parallel_fallback)
     if outcome.unreported:
         counted = ", ".join(f"{problem} ({count})" for problem, count in sorted(outcome.unreported.items()))
-        notes.append(f"problems found while reading that no registered rule reports (is the plugin that reports "
-                     f"them disabled?): {counted}")
+        notes.append(
+            f"problems found while reading that no registered rule reports (is the plugin that reports "
+            f"them disabled?): {counted}"
+        )
     if notes:
         config = dataclasses.replace(config, notes=config.notes + tuple(notes))
     report = Report(

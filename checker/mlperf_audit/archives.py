@@ -70,8 +70,18 @@ _COMPRESSED_TAR: tuple[tuple[bytes, Callable[[Any], io.BufferedIOBase]], ...] = 
 )
 #: What the standard library raises on bytes it cannot decode (besides OSError).
 _DECODE_ERRORS = (
-    zipfile.BadZipFile, zipfile.LargeZipFile, tarfile.TarError, EOFError, RuntimeError, NotImplementedError,
-    ValueError, IndexError, OverflowError, struct.error, zlib.error, lzma.LZMAError,
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    tarfile.TarError,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    ValueError,
+    IndexError,
+    OverflowError,
+    struct.error,
+    zlib.error,
+    lzma.LZMAError,
 )
 _ZIP_METHODS = frozenset({zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA})
 _SEEK_LOCK = threading.Lock()
@@ -164,8 +174,7 @@ class _ZipMemberStream(io.RawIOBase):
         except _DECODE_ERRORS as error:
             raise _damaged(error) from None
         if not data and len(buffer) and self._stream.tell() < self._declared:
-            raise OSError(f"archive member ends after {self._stream.tell()} of the {self._declared} bytes "
-                          "it declares")
+            raise OSError(f"archive member ends after {self._stream.tell()} of the {self._declared} bytes it declares")
         buffer[: len(data)] = data
         return len(data)
 
@@ -198,8 +207,7 @@ class _TarInfo(tarfile.TarInfo):
         self.size = real_size
         return self
 
-    def _proc_gnusparse_10(self, next: tarfile.TarInfo, pax_headers: dict[str, str],
-                           archive: tarfile.TarFile) -> None:
+    def _proc_gnusparse_10(self, next: tarfile.TarInfo, pax_headers: dict[str, str], archive: tarfile.TarFile) -> None:
         # (a list, as above) its map opens its data, and the next header's offset does not depend on it
         next.sparse = []  # type: ignore[assignment]
 
@@ -256,8 +264,10 @@ class Archive:
             # two members that are one file once cleaned (a repeated name, `a\\b` and `a/b`, `a/./b`)
             # would be read as the last of them and extracted as either: refused, not guessed
             if entry.kind != "dir" and clean in origin:
-                raise self._refuse(f"refusing {entry.name!r}: the archive holds {origin[clean]!r} under the same "
-                                   "name, and extracting tools disagree about which one is kept")
+                raise self._refuse(
+                    f"refusing {entry.name!r}: the archive holds {origin[clean]!r} under the same "
+                    "name, and extracting tools disagree about which one is kept"
+                )
             origin.setdefault(clean, entry.name)
             if entry.kind in ("symlink", "hardlink"):
                 self._check_link(entry, clean)
@@ -293,8 +303,10 @@ class Archive:
         if members > MAX_MEMBERS:
             raise TargetError(f"{self.path}: {members} members, more than the {MAX_MEMBERS} allowed")
         if directory > MAX_CENTRAL_DIRECTORY:
-            raise TargetError(f"{self.path}: a central directory of {_amount(directory)}, more than the "
-                              f"{_amount(MAX_CENTRAL_DIRECTORY)} allowed")
+            raise TargetError(
+                f"{self.path}: a central directory of {_amount(directory)}, more than the "
+                f"{_amount(MAX_CENTRAL_DIRECTORY)} allowed"
+            )
         self._zip = zipfile.ZipFile(_Window(self._file.fileno()))
         infos = self._zip.infolist()
         if len(infos) > MAX_MEMBERS:
@@ -314,13 +326,24 @@ class Archive:
                 raise TargetError(f"{self.path}: more than the {MAX_MEMBERS} members allowed")
             # indexed here: tarfile need not keep every header as well (`members` is not in typeshed)
             tar.members.clear()  # type: ignore[attr-defined]
-            kind = ("dir" if member.isdir() else "file" if member.isfile() else "symlink" if member.issym()
-                    else "hardlink" if member.islnk() else "special")
+            kind = (
+                "dir"
+                if member.isdir()
+                else "file"
+                if member.isfile()
+                else "symlink"
+                if member.issym()
+                else "hardlink"
+                if member.islnk()
+                else "special"
+            )
             data = None if member.issparse() else member.offset_data
             entries.append(_Entry(member.name, member.size, kind, member.linkname, data))
         if not _only_zeros(fd, tar.offset):
-            raise TargetError(f"{self.path}: data follows the end of the archive (a damaged header?); tools that "
-                              "skip damaged headers would extract members this check never sees")
+            raise TargetError(
+                f"{self.path}: data follows the end of the archive (a damaged header?); tools that "
+                "skip damaged headers would extract members this check never sees"
+            )
         return entries
 
     def _clean(self, name: str) -> str:
@@ -423,7 +446,7 @@ def _run(names: list[str], folder: str) -> list[str]:
     if not folder:
         return list(names)
     # "0" follows "/": every name under folder/ sorts between the two
-    return names[bisect.bisect_left(names, f"{folder}/"):bisect.bisect_left(names, f"{folder}0")]
+    return names[bisect.bisect_left(names, f"{folder}/") : bisect.bisect_left(names, f"{folder}0")]
 
 
 def _zip_directory(fd: int) -> tuple[int, int]:
@@ -438,7 +461,7 @@ def _zip_directory(fd: int) -> tuple[int, int]:
         return 0, 0
     members, directory = struct.unpack_from("<HI", tail, at + 10)
     locator = at - 20
-    if (members == 0xFFFF or directory == 0xFFFFFFFF) and locator >= 0 and tail[locator:locator + 4] == b"PK\x06\x07":
+    if (members == 0xFFFF or directory == 0xFFFFFFFF) and locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
         (record_at,) = struct.unpack_from("<Q", tail, locator + 8)
         record = _pread(fd, 56, record_at)
         if len(record) == 56 and record.startswith(b"PK\x06\x06"):

@@ -232,8 +232,12 @@ class ParseCache:
             return None
         self.hits += 1
         return Parsed(
-            tuple([LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
-                   for k, v, t, et, ns, md, ln in entry.events]),
+            tuple(
+                [
+                    LogEvent(k, v, t, et, ns, MappingProxyType(md), display_path, ln)
+                    for k, v, t, et, ns, md, ln in entry.events
+                ]
+            ),
             tuple([Issue(problem, message, display_path, line, hint) for problem, message, line, hint in entry.issues]),
             entry.line_count,
         )
@@ -270,13 +274,17 @@ class ParseCache:
 
     def store(self, key: str, parsed: Parsed) -> None:
         try:
-            blob = _ENCODER.encode(_Entry(
-                key,
-                parsed.line_count,
-                [(e.key, e.value, e.time_ms, e.event_type, e.namespace, dict(e.metadata), e.line)
-                 for e in parsed.events],
-                [(i.problem, i.message, i.line, i.hint) for i in parsed.issues],
-            ))
+            blob = _ENCODER.encode(
+                _Entry(
+                    key,
+                    parsed.line_count,
+                    [
+                        (e.key, e.value, e.time_ms, e.event_type, e.namespace, dict(e.metadata), e.line)
+                        for e in parsed.events
+                    ],
+                    [(i.problem, i.message, i.line, i.hint) for i in parsed.issues],
+                )
+            )
         except (OverflowError, RecursionError, TypeError, ValueError):  # an int beyond 64 bits, nesting too deep
             return
         if len(blob) > _limit(key) or not self.usable():
@@ -383,8 +391,9 @@ def _write_whole(folder: int, name: str, blob: bytes) -> None:
     """Writes an entry whole into the open `folder`, then renames it into place, so that a reader
     in another process never sees half of one."""
     temporary = f".tmp-{secrets.token_hex(8)}"
-    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
-                     dir_fd=folder)
+    handle = os.open(
+        temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
+    )
     try:
         with open(handle, "wb", closefd=True) as stream:
             stream.write(blob)

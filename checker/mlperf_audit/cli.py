@@ -55,9 +55,14 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
     commands.add_parser("formats", help="list the output formats")
 
     cache_cmd = commands.add_parser("cache", help="show or clear the cache of parsed files")
-    cache_cmd.add_argument("action", nargs="?", choices=("info", "prune", "clear"), default="info",
-                           help="info (default): where the cache is and what it holds; prune: remove what no "
-                           "check used for --days days; clear: empty it")
+    cache_cmd.add_argument(
+        "action",
+        nargs="?",
+        choices=("info", "prune", "clear"),
+        default="info",
+        help="info (default): where the cache is and what it holds; prune: remove what no "
+        "check used for --days days; clear: empty it",
+    )
     cache_cmd.add_argument("--days", type=float, default=30.0, metavar="N", help="for prune (default: 30)")
     cache_cmd.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see `check --help`)")
     if host is not None:
@@ -94,8 +99,10 @@ def _cmd_plugins(args: argparse.Namespace, host: PluginHost) -> int:
     counts = {p.name: 0 for p in host.plugins}
     for rule in host.rules:
         counts[rule.plugin] = counts.get(rule.plugin, 0) + 1
-    rows = [(p.name, p.module, p.distribution, p.version, "yes" if p.builtin else "no", counts[p.name])
-            for p in host.plugins]
+    rows = [
+        (p.name, p.module, p.distribution, p.version, "yes" if p.builtin else "no", counts[p.name])
+        for p in host.plugins
+    ]
     write(tabulate(rows, headers=("plugin", "module", "distribution", "version", "built-in", "rules")) + "\n", None)
     write(f"mlperf-logging {mlperf_logging_version()}\n", None)
     return EXIT_OK

@@ -105,8 +105,9 @@ def _lies_in(path: Path, root: Path) -> bool:
     """`path` under `root` (a file root: its folder), each taken as written or through its links."""
     base = root if root.is_dir() else root.parent
     folders = {Path(os.path.abspath(base)), base.resolve()}
-    return any(place.is_relative_to(folder) for place in (Path(os.path.abspath(path)), path.resolve())
-               for folder in folders)
+    return any(
+        place.is_relative_to(folder) for place in (Path(os.path.abspath(path)), path.resolve()) for folder in folders
+    )
 
 
 #: What tree configuration may do: make checks stricter, never relax or redirect them.
@@ -133,6 +134,8 @@ def _stricter_only(config: Config, table: dict[str, Any], where: Path) -> tuple[
 def _fail_rank(value: str) -> int:
     """Lower is stricter: `info` fails on the most findings, `never` on none."""
     return len(Severity) + 1 if value == "never" else Severity.parse(value).rank
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as stream:
@@ -244,16 +247,20 @@ def load_config(
         if where_from and not trust_tree_config:
             config, dropped = _stricter_only(config, table, path)
             if dropped:
-                notes.append(f"{shown} is {where_from}: obeyed only where it makes the checks stricter; "
-                             f"not obeyed: {', '.join(dropped)} (pass --trust-tree-config to obey them)")
+                notes.append(
+                    f"{shown} is {where_from}: obeyed only where it makes the checks stricter; "
+                    f"not obeyed: {', '.join(dropped)} (pass --trust-tree-config to obey them)"
+                )
         else:
             config = _apply(config, table, path)
         config = replace(config, sources=(str(path),))
         if file_cache_dir is not None:
             _apply(Config(), {"cache-dir": file_cache_dir}, path)
             if where_from:
-                notes.append(f"{shown} is {where_from}: its cache-dir is never obeyed (a checked tree does not "
-                             "choose where the cache is; use --cache-dir or $MLPERF_AUDIT_CACHE_DIR)")
+                notes.append(
+                    f"{shown} is {where_from}: its cache-dir is never obeyed (a checked tree does not "
+                    "choose where the cache is; use --cache-dir or $MLPERF_AUDIT_CACHE_DIR)"
+                )
             else:
                 config = replace(config, cache_dir=file_cache_dir)
     cli: dict[str, Any] = {}
@@ -276,9 +283,11 @@ def load_config(
         config = replace(config, sources=config.sources + ("command line",))
     for key, named in (("waivers", config.waivers), ("baseline", config.baseline)):
         if named and _inside(Path(named), target) and not trust_tree_config:
-            raise ConfigError(f"{named}: the {key} file is inside the checked PATH; a package may not "
-                              f"{'waive' if key == 'waivers' else 'choose the baseline of'} its own findings "
-                              "(pass --trust-tree-config if you trust it)")
+            raise ConfigError(
+                f"{named}: the {key} file is inside the checked PATH; a package may not "
+                f"{'waive' if key == 'waivers' else 'choose the baseline of'} its own findings "
+                "(pass --trust-tree-config if you trust it)"
+            )
     if not use_cache:
         config = replace(config, cache_dir=None)
     else:

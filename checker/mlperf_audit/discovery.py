@@ -130,29 +130,37 @@ class _Walker:
                     self._special(path, entry.stat(follow_symlinks=False).st_mode)
             except OSError as error:
                 self.issues.append(
-                    Issue(Problem.UNREADABLE_FOLDER, f"cannot inspect the entry: {error.strerror or error}", self.display(path))
+                    Issue(
+                        Problem.UNREADABLE_FOLDER,
+                        f"cannot inspect the entry: {error.strerror or error}",
+                        self.display(path),
+                    )
                 )
         return listing
 
     def _check_name(self, name: str, shown: str) -> None:
         if name.startswith(".") or " " in name:
-            self.issues.append(Issue(
-                Problem.BAD_NAME,
-                f"name '{visible(name)}' {'starts with a dot' if name.startswith('.') else 'contains a space'}",
-                shown,
-                hint="The official repository checker rejects hidden files and names with spaces; rename "
-                "or remove it.",
-            ))
+            self.issues.append(
+                Issue(
+                    Problem.BAD_NAME,
+                    f"name '{visible(name)}' {'starts with a dot' if name.startswith('.') else 'contains a space'}",
+                    shown,
+                    hint="The official repository checker rejects hidden files and names with spaces; rename "
+                    "or remove it.",
+                )
+            )
 
     def _check_size(self, size: int, shown: str) -> None:
         if size > MAX_REPO_FILE_BYTES:
-            self.issues.append(Issue(
-                Problem.FILE_TOO_BIG,
-                f"file is {size / 1e6:.1f} MB; the official repository checker allows 50 MB",
-                shown,
-                hint="Results repositories do not take files over 50 MB; trim or compress what is not "
-                "part of the result.",
-            ))
+            self.issues.append(
+                Issue(
+                    Problem.FILE_TOO_BIG,
+                    f"file is {size / 1e6:.1f} MB; the official repository checker allows 50 MB",
+                    shown,
+                    hint="Results repositories do not take files over 50 MB; trim or compress what is not "
+                    "part of the result.",
+                )
+            )
 
     def hygiene(self, folder: Path) -> None:
         """The official repository checks over a whole folder: names and sizes (links are checked
@@ -171,12 +179,14 @@ class _Walker:
                         self._check_size(info.st_size, self.display(path))
                     elif stat.S_ISLNK(info.st_mode) and not os.path.exists(path) and path not in self.links_seen:
                         self.links_seen.add(path)
-                        self.issues.append(Issue(
-                            Problem.BROKEN_LINK,
-                            f"symbolic link to {_quoted_link(path)} leads nowhere",
-                            self.display(path),
-                            hint="Replace the link with the file it should point to, or remove it.",
-                        ))
+                        self.issues.append(
+                            Issue(
+                                Problem.BROKEN_LINK,
+                                f"symbolic link to {_quoted_link(path)} leads nowhere",
+                                self.display(path),
+                                hint="Replace the link with the file it should point to, or remove it.",
+                            )
+                        )
 
     def _symlink(self, path: Path, listing: _Listing) -> None:
         """A link in a listed folder: a folder link is never followed, a file link is listed only
@@ -235,9 +245,12 @@ class _Walker:
 
     def _special(self, path: Path, mode: int) -> None:
         kind = (
-            "a FIFO" if stat.S_ISFIFO(mode)
-            else "a socket" if stat.S_ISSOCK(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            "a FIFO"
+            if stat.S_ISFIFO(mode)
+            else "a socket"
+            if stat.S_ISSOCK(mode)
+            else "a device"
+            if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
             else "not a regular file"
         )
         self.issues.append(
@@ -282,8 +295,14 @@ class _ArchiveWalker(_Walker):
             self._check_name(name.rsplit("/", 1)[-1], visible(name))
             self._check_size(self.archive.files.get(name, 0), visible(name))
         for name in special:
-            self.issues.append(Issue(Problem.SPECIAL_FILE, "archive member is a link, a FIFO or a device; it is not read",
-                                     visible(name), hint="A result package holds only regular files and folders."))
+            self.issues.append(
+                Issue(
+                    Problem.SPECIAL_FILE,
+                    "archive member is a link, a FIFO or a device; it is not read",
+                    visible(name),
+                    hint="A result package holds only regular files and folders.",
+                )
+            )
 
 
 def _discover_archive(path: Path) -> Tree:
@@ -329,15 +348,19 @@ def discover(path: str | Path) -> Tree:
 
     # a folder beside results/ or systems/ that is itself a submitter's makes PATH a repository: a
     # stray `results/` at a repository's root must not turn every submitter into unchecked content
-    beside = [name for name, is_dir in names.items() if is_dir and not name.startswith(".")
-              and name not in SUBMISSION_FOLDERS and holds_submission(target / name)]
+    beside = [
+        name
+        for name, is_dir in names.items()
+        if is_dir and not name.startswith(".") and name not in SUBMISSION_FOLDERS and holds_submission(target / name)
+    ]
     if (names.get("results") or names.get("systems")) and not beside:
         submission = _submission(walker, target, visible(target.resolve().name))
         return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
 
     listing = walker.list(target)
     submitters = [
-        (name, folder) for name, folder in listing.dirs
+        (name, folder)
+        for name, folder in listing.dirs
         if walker.is_dir(folder / "results") | walker.is_dir(folder / "systems")  # both probed: links reported
     ]
     if submitters:
@@ -347,8 +370,7 @@ def discover(path: str | Path) -> Tree:
 
     resolved = target.resolve()
     if resolved.parent.name == "results" or any(
-        any(is_result_name(f.path.rsplit("/", 1)[-1]) for f in walker.list(folder).files)
-        for _, folder in listing.dirs
+        any(is_result_name(f.path.rsplit("/", 1)[-1]) for f in walker.list(folder).files) for _, folder in listing.dirs
     ):
         walker.issues.clear()  # the probe above listed folders that are listed again below
         walker.links_seen.clear()
@@ -425,16 +447,26 @@ def _submission(walker: _Walker, folder: Any, name: str) -> Submission:
     system_dirs: list[str] = []
     # the submitter's own file: its lines are the flags the round's verify script passes to the
     # package checker for every folder (rcp_bypass, rcp_bert_train_samples in rounds 2.0 to 3.0)
-    flags = tuple(_params(f, "submitter", every_line=True) for f in walker.list(folder).files
-                  if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
+    flags = tuple(
+        _params(f, "submitter", every_line=True)
+        for f in walker.list(folder).files
+        if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
+    )
     if walker.is_dir(walker.join(folder, "results")):
         for system_name, system_folder in walker.list(walker.join(folder, "results")).dirs:
             system_dirs.append(system_name)
             benchmarks.extend(_benchmarks(walker, system_folder, name, system_name, flags))
     source_dirs, implementations = _implementations(walker, walker.join(folder, "benchmarks"))
     walker.hygiene(folder)
-    return Submission(name, walker.display(folder), tuple(systems), tuple(benchmarks), tuple(system_dirs),
-                      source_dirs, implementations)
+    return Submission(
+        name,
+        walker.display(folder),
+        tuple(systems),
+        tuple(benchmarks),
+        tuple(system_dirs),
+        source_dirs,
+        implementations,
+    )
 
 
 def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tuple[Implementation, ...]]:
@@ -471,11 +503,17 @@ def _collect(walker: _Walker, folder: Any, depth: int, files: list[FileEntry]) -
     return False
 
 
-def _benchmarks(walker: _Walker, system_folder: Path, submitter: str | None, system: str,
-                submitter_params: tuple[CheckerParams, ...] = ()) -> list[BenchmarkFolder]:
+def _benchmarks(
+    walker: _Walker,
+    system_folder: Path,
+    submitter: str | None,
+    system: str,
+    submitter_params: tuple[CheckerParams, ...] = (),
+) -> list[BenchmarkFolder]:
     listing = walker.list(system_folder)
     params = submitter_params + tuple(
-        _params(f, "system") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE)
+        _params(f, "system") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
+    )
     return [
         _benchmark_folder(walker, bench_folder, submitter, system, bench_name, params)
         for bench_name, bench_folder in listing.dirs
@@ -521,8 +559,11 @@ def _params(entry: FileEntry, level: str, every_line: bool = False) -> CheckerPa
     )
     # the package checker reads its own file with a newline compared (only an unterminated last line counts);
     # the verify script reads the submitter's with `read`, which drops an unterminated last line
-    official = (frozenset(line.strip() for line in text.splitlines(keepends=True) if line.endswith("\n")) if every_line
-                else frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r"))))
+    official = (
+        frozenset(line.strip() for line in text.splitlines(keepends=True) if line.endswith("\n"))
+        if every_line
+        else frozenset(line for line in text.splitlines(keepends=True) if not line.endswith(("\n", "\r")))
+    )
     return CheckerParams(entry.path, level, lines, official)
 
 
@@ -536,8 +577,9 @@ def _system_folder(walker: _Walker, target: Path, resolved: Path) -> Submission:
 def _benchmark_only(walker: _Walker, target: Path, resolved: Path) -> Submission:
     in_layout = resolved.parent.parent.name == "results"
     system = visible(resolved.parent.name) if in_layout else None
-    submitter, systems = (_enclosing_submission(walker, resolved.parent, resolved.parent.name) if in_layout
-                          else (None, ()))
+    submitter, systems = (
+        _enclosing_submission(walker, resolved.parent, resolved.parent.name) if in_layout else (None, ())
+    )
     folder = _benchmark_folder(walker, target, submitter, system, visible(resolved.name))
     return Submission(submitter or "", walker.display(target), systems, (folder,), (system,) if system else ())
 

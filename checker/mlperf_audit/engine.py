@@ -51,6 +51,7 @@ class Host(Protocol):
     @property
     def rules(self) -> list[type[Rule]]: ...
 
+
 INTERNAL_RULE = "CHK001"
 MAX_SCALING_JSON_BYTES = 1 << 16
 
@@ -81,7 +82,9 @@ def run_rules(context: CheckContext, scope: Scope, target: Any) -> list[Finding]
     findings: list[Finding] = []
     for rule, group in plan.steps:
         try:
-            findings.extend(rule.check(target, context) if group is None else type(rule).check_group(group, target, context))
+            findings.extend(
+                rule.check(target, context) if group is None else type(rule).check_group(group, target, context)
+            )
         except Exception as error:  # a rule's bug must not hide the other rules' findings
             findings.append(_crash_finding(rule, target, error))
     return _merge_covered(findings, plan.covers) if plan.covers else findings
@@ -89,8 +92,13 @@ def run_rules(context: CheckContext, scope: Scope, target: Any) -> list[Finding]
 
 def new_context(tree: Tree, host: Host, config: Config, selected: Sequence[type[Rule]] = ()) -> CheckContext:
     """The context of one check (the `selected` rules instantiated by scope), or of scoring alone."""
-    context = CheckContext(config, tree, {scope: [] for scope in SCOPES}, {rule.code: rule for rule in host.rules},
-                           frozenset(rule.code for rule in selected))
+    context = CheckContext(
+        config,
+        tree,
+        {scope: [] for scope in SCOPES},
+        {rule.code: rule for rule in host.rules},
+        frozenset(rule.code for rule in selected),
+    )
     for rule_class in selected:
         if rule_class.produced_by is None:
             context.rules[rule_class.scope].append(rule_class())
@@ -139,7 +147,9 @@ def _merge_covered(findings: list[Finding], covers: dict[str, frozenset[str]]) -
                 break
     for index, codes in merged.items():
         finding = findings[index]
-        kept[index] = dataclasses.replace(finding, message=f"{finding.message} (official check: {', '.join(sorted(set(codes)))})")
+        kept[index] = dataclasses.replace(
+            finding, message=f"{finding.message} (official check: {', '.join(sorted(set(codes)))})"
+        )
     return [finding for finding in kept if finding is not None]
 
 
@@ -270,11 +280,15 @@ def _read_scaling(path: Any) -> tuple[dict[str, Any] | None, str | None]:
     return data, None  # its fields are checked against the schema by the rule that reports the problem
 
 
-def _with_context(findings: Iterable[Finding], submitter: str | None, system: str | None, benchmark: str | None) -> list[Finding]:
+def _with_context(
+    findings: Iterable[Finding], submitter: str | None, system: str | None, benchmark: str | None
+) -> list[Finding]:
     result = []
     for finding in findings:
-        if (finding.submitter is None and submitter) or (finding.system is None and system) or (
-            finding.benchmark is None and benchmark
+        if (
+            (finding.submitter is None and submitter)
+            or (finding.system is None and system)
+            or (finding.benchmark is None and benchmark)
         ):
             finding = dataclasses.replace(
                 finding,
@@ -354,11 +368,13 @@ def _unreported(issues: Iterable[Issue], context: CheckContext, counts: dict[str
 def _folder_work(score: bool, collect: Collect | None) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
     def work(folder: BenchmarkFolder, host: Host, context: CheckContext) -> FolderOutcome:
         return _check_folder(folder, host, context, score, collect)
+
     return work
 
 
-def _check_folder(folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool = False,
-                  collect: Collect | None = None) -> FolderOutcome:
+def _check_folder(
+    folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool = False, collect: Collect | None = None
+) -> FolderOutcome:
     published_before = {key: len(values) for key, values in context.channels.items()}
     result = load_benchmark(folder, context.config)
     submitter = folder.submitter or None
@@ -368,8 +384,11 @@ def _check_folder(folder: BenchmarkFolder, host: Host, context: CheckContext, sc
         findings += _with_context(found, submitter, folder.system, folder.benchmark)
     found = _flatten(host.hook.mlperf_audit_check_benchmark(result=result, context=context))
     findings += _with_context(found, submitter, folder.system, folder.benchmark)
-    added = {key: values[published_before.get(key, 0):] for key, values in context.channels.items()
-             if len(values) > published_before.get(key, 0)}
+    added = {
+        key: values[published_before.get(key, 0) :]
+        for key, values in context.channels.items()
+        if len(values) > published_before.get(key, 0)
+    }
     checked = [("benchmark", folder.path)] + [("run", run.path) for run in result.runs]
     unreported: dict[str, int] = {}
     _unreported((issue for run in result.runs for issue in run.issues), context, unreported)
@@ -412,8 +431,13 @@ def parallel_fallback() -> str | None:
     return None
 
 
-def _each_folder(folders: list[BenchmarkFolder], host: Host, context: CheckContext, jobs: int,
-                 work: Callable[[BenchmarkFolder, Any, CheckContext], Any]) -> FolderRun:
+def _each_folder(
+    folders: list[BenchmarkFolder],
+    host: Host,
+    context: CheckContext,
+    jobs: int,
+    work: Callable[[BenchmarkFolder, Any, CheckContext], Any],
+) -> FolderRun:
     """`work(folder, host, context)` for each folder, in folder order: here, or in `jobs` forked processes
     (which inherit the host, context and folders, so plugins need not be picklable)."""
     global _WORKER
@@ -422,16 +446,25 @@ def _each_folder(folders: list[BenchmarkFolder], host: Host, context: CheckConte
         return FolderRun([work(folder, host, context) for folder in folders], frozenset({os.getpid()}), fallback)
     _WORKER = (host, context, folders, work)
     try:
-        with concurrent.futures.ProcessPoolExecutor(min(jobs, len(folders)),
-                                                    mp_context=multiprocessing.get_context("fork")) as pool:
+        with concurrent.futures.ProcessPoolExecutor(
+            min(jobs, len(folders)), mp_context=multiprocessing.get_context("fork")
+        ) as pool:
             done = list(pool.map(_in_worker, range(len(folders)), chunksize=1))
     finally:
         _WORKER = None
     return FolderRun([output for _, output in done], frozenset(pid for pid, _ in done))
 
 
-def run_checks(tree: Tree, host: Host, config: Config, progress: Any = None, jobs: int = 1, *,
-               score: bool = False, collect: Collect | None = None) -> CheckOutcome:
+def run_checks(
+    tree: Tree,
+    host: Host,
+    config: Config,
+    progress: Any = None,
+    jobs: int = 1,
+    *,
+    score: bool = False,
+    collect: Collect | None = None,
+) -> CheckOutcome:
     """Checks everything under the tree and returns the sorted findings; with `score`, also the score
     of every benchmark folder, and with `collect`, what it returns for each, from the same parse.
 
@@ -491,8 +524,9 @@ def run_checks(tree: Tree, host: Host, config: Config, progress: Any = None, job
     findings = list(dict.fromkeys(findings))  # the same finding twice (a shared file seen per folder) is noise
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
-    return CheckOutcome(findings, runs_checked, checked, folder_run.processes, folder_run.fallback, scores, collected,
-                        unreported)
+    return CheckOutcome(
+        findings, runs_checked, checked, folder_run.processes, folder_run.fallback, scores, collected, unreported
+    )
 
 
 def check_comparison(comparison: Comparison, tree: Tree, host: Host, config: Config) -> list[Finding]:

@@ -75,8 +75,7 @@ def changes(workspace: Path, root: str, base: str, head: str) -> Changes:
     """The top-level folders under `root` that have files changed between base and head, from
     NUL-separated git output (names git would quote, with non-ASCII bytes, quotes or backslashes,
     count too), and every changed path the head records as a link or a submodule."""
-    output = _git("diff", "-z", "--raw", "--no-renames", "--no-abbrev", f"{base}...{head}", "--", root,
-                  cwd=workspace)
+    output = _git("diff", "-z", "--raw", "--no-renames", "--no-abbrev", f"{base}...{head}", "--", root, cwd=workspace)
     fields = output.split(b"\0")
     prefix = "" if root in (".", "") else root.rstrip("/") + "/"
     found: set[str] = set()
@@ -86,7 +85,7 @@ def changes(workspace: Path, root: str, base: str, head: str) -> Changes:
         new_mode = meta.decode("ascii", "replace").lstrip(":").split(" ")[1:2]
         if new_mode and new_mode[0] in LINK_MODES:
             links.append(name)
-        relative = name[len(prefix):] if name.startswith(prefix) else None
+        relative = name[len(prefix) :] if name.startswith(prefix) else None
         if relative and "/" in relative:
             found.add(relative.split("/", 1)[0])
     folders = sorted(name for name in found if (workspace / prefix / name).is_dir())
@@ -149,10 +148,14 @@ def _write_sarif(path: str, text: str) -> None:
     if linked is not None:
         raise ActionError(f"cannot write the SARIF file {visible(path)}: a folder on its path is a link")
     try:
-        handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+        handle = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644
+        )
     except OSError as error:
-        raise ActionError(f"cannot write the SARIF file {visible(path)}: {error.strerror or error}"
-                          + (" (it is a link)" if os.path.islink(path) else "")) from None
+        raise ActionError(
+            f"cannot write the SARIF file {visible(path)}: {error.strerror or error}"
+            + (" (it is a link)" if os.path.islink(path) else "")
+        ) from None
     with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
         stream.write(text)
 
@@ -180,7 +183,9 @@ def run() -> int:
     root = str(PurePosixPath(root))  # `./submissions` and `submissions/.` are git's `submissions`
     _refuse_links(workspace, root)
     event = _event()
-    pull_request = event.get("pull_request") if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") else None
+    pull_request = (
+        event.get("pull_request") if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") else None
+    )
     base = pull_request["base"]["sha"] if pull_request else None
     head = (pull_request["head"]["sha"] if pull_request else None) or os.environ.get("GITHUB_SHA", "HEAD")
     submitters: list[str] | None = None
@@ -205,8 +210,9 @@ def run() -> int:
         # from git into `temp`, so that no file of the checked work tree is ever obeyed
         trusted = base or head
         config_file = trusted_configuration(workspace, trusted, Path(temp)) if _is_repository(workspace) else None
-        config = load_config(target=workspace / root, cwd=Path(temp), config_file=config_file, fail_on=fail_on,
-                             ruleset=ruleset)
+        config = load_config(
+            target=workspace / root, cwd=Path(temp), config_file=config_file, fail_on=fail_on, ruleset=ruleset
+        )
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
         try:
@@ -214,16 +220,22 @@ def run() -> int:
             sys.stdout.write(render_github(report))
             for name in strays:
                 folder = visible(name if root == "." else f"{root}/{name}")
-                sys.stdout.write(f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
-                                 f"{workflow_data(folder)}, which holds no results/ or systems/ folder: it is not a "
-                                 "submission and was not checked%0AMove the files into a submitter's folder.\n")
+                sys.stdout.write(
+                    f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
+                    f"{workflow_data(folder)}, which holds no results/ or systems/ folder: it is not a "
+                    "submission and was not checked%0AMove the files into a submitter's folder.\n"
+                )
             for path in linked:
-                sys.stdout.write(f"::error file={workflow_property(visible(path))},title=mlperf-audit::the pull "
-                                 f"request adds {workflow_data(visible(path))} as a symbolic link or a submodule, "
-                                 "which the gate does not follow%0ACommit the files themselves.\n")
+                sys.stdout.write(
+                    f"::error file={workflow_property(visible(path))},title=mlperf-audit::the pull "
+                    f"request adds {workflow_data(visible(path))} as a symbolic link or a submodule, "
+                    "which the gate does not follow%0ACommit the files themselves.\n"
+                )
             if strays or linked:
-                _summary("### ❌ mlperf-audit: the pull request changes what the gate cannot check: "
-                         + ", ".join(f"<code>{html_text(name)}</code>" for name in strays + linked))
+                _summary(
+                    "### ❌ mlperf-audit: the pull request changes what the gate cannot check: "
+                    + ", ".join(f"<code>{html_text(name)}</code>" for name in strays + linked)
+                )
             _summary(render_markdown(report))
             if sarif_file:
                 _write_sarif(sarif_file, render_sarif(report))

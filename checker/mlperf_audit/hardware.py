@@ -77,8 +77,12 @@ class Work:
 
 WORK: dict[str, Work] = {
     "gpt3": Work(1.079e12, "token", "6N + 12·L·d·s per token, N = 175e9, L = 96, d = 12288, s = 2048", 0.60),
-    "llama2_70b_lora": Work(2.78e15, "8192-token sample",
-                            "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192", 0.60),
+    "llama2_70b_lora": Work(
+        2.78e15,
+        "8192-token sample",
+        "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192",
+        0.60,
+    ),
     "bert": Work(1.1e12, "512-token sequence", "6N·512 + 12·L·d·s·512, N = 335e6 (an upper bound: unpadding)", 0.75),
 }
 
@@ -87,8 +91,29 @@ def _normal(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-_FAMILIES = ["gb200", "b200", "h200", "h100", "a100", "a10g", "a30", "l40s", "l40", "l4", "rtxa5000", "4090",
-             "7900xtx", "mi325x", "mi300x", "gaudi2", "gaudi2ai", "v5e", "v5p", "trillium", "v6e"]
+_FAMILIES = [
+    "gb200",
+    "b200",
+    "h200",
+    "h100",
+    "a100",
+    "a10g",
+    "a30",
+    "l40s",
+    "l40",
+    "l4",
+    "rtxa5000",
+    "4090",
+    "7900xtx",
+    "mi325x",
+    "mi300x",
+    "gaudi2",
+    "gaudi2ai",
+    "v5e",
+    "v5p",
+    "trillium",
+    "v6e",
+]
 _VARIANTS = ["pcie", "nvl", "sxm"]
 
 
@@ -165,8 +190,9 @@ def of_system(description: SystemDescription | None) -> tuple[int | None, Accele
     if description is None or description.data is None:
         return None, None
     try:
-        count: int | None = (int(str(description.get("accelerators_per_node")))
-                             * int(str(description.get("number_of_nodes"))))
+        count: int | None = int(str(description.get("accelerators_per_node"))) * int(
+            str(description.get("number_of_nodes"))
+        )
     except ValueError:  # not digits, or more of them than int() reads
         count = None
     if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count
@@ -207,5 +233,7 @@ def speedup_bound(new_name: Any, old_name: Any, software: float) -> tuple[float 
         return None, f"no peak or bandwidth figures for {a.model} and {b.model}"
     ratio, basis = max(ratios)
     bound = ratio * software * MEASUREMENT_MARGIN
-    return bound, (f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
-                   f"{MEASUREMENT_MARGIN:g} = {bound:.2f}")
+    return bound, (
+        f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
+        f"{MEASUREMENT_MARGIN:g} = {bound:.2f}"
+    )

@@ -78,6 +78,7 @@ class Problem(enum.StrEnum):
     SYSTEM_JSON_INVALID = "system-json-invalid"
     SCALING_JSON_INVALID = "scaling-json-invalid"
 
+
 @dataclass(frozen=True, slots=True)
 class LogEvent:
     """One `:::MLLOG {json}` record, with the physical line it came from."""
@@ -256,7 +257,7 @@ class Implementation:
 
     def relative(self, entry: FileEntry) -> str:
         """A file's path inside the implementation folder."""
-        return entry.path[len(self.path) + 1:] if entry.path.startswith(self.path + "/") else entry.path
+        return entry.path[len(self.path) + 1 :] if entry.path.startswith(self.path + "/") else entry.path
 
 
 @dataclass(frozen=True, slots=True)

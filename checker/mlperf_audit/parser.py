@@ -138,7 +138,11 @@ def parse_log(
 
 
 def _parse_log(
-    fs_path: Path | str | ArchiveMember, display_path: str, submitter: str | None, system: str | None, benchmark: str | None,
+    fs_path: Path | str | ArchiveMember,
+    display_path: str,
+    submitter: str | None,
+    system: str | None,
+    benchmark: str | None,
     cache: ParseCache | None,
 ) -> Run:
     context = {"submitter": submitter, "system": system, "benchmark": benchmark}
@@ -193,8 +197,15 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
     return _finish(sink, events, display_path, size, line_count, context, legacy)
 
 
-def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], display_path: str, size: int,
-                line_count: int, context: dict[str, Any]) -> Run:
+def _unreadable(
+    sink: _IssueSink,
+    error: OSError,
+    events: list[LogEvent],
+    display_path: str,
+    size: int,
+    line_count: int,
+    context: dict[str, Any],
+) -> Run:
     sink.add(
         Problem.UNREADABLE,
         f"cannot read the file: {error.strerror or error}",
@@ -203,8 +214,15 @@ def _unreadable(sink: _IssueSink, error: OSError, events: list[LogEvent], displa
     return _finish(sink, events, display_path, size, line_count, context)
 
 
-def _finish(sink: _IssueSink, events: list[LogEvent], display_path: str, size: int, line_count: int,
-            context: dict[str, Any], legacy: bool = False) -> Run:
+def _finish(
+    sink: _IssueSink,
+    events: list[LogEvent],
+    display_path: str,
+    size: int,
+    line_count: int,
+    context: dict[str, Any],
+    legacy: bool = False,
+) -> Run:
     if not events and not any(issue.problem != Problem.NOT_UTF8 for issue in sink.issues):
         if legacy:
             sink.add(
@@ -244,8 +262,11 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         lineno += 1
         consumed += len(raw)
         if consumed > MAX_FILE_BYTES:
-            sink.add(Problem.TOO_LARGE, f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; "
-                     "the rest is not read", lineno)
+            sink.add(
+                Problem.TOO_LARGE,
+                f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; the rest is not read",
+                lineno,
+            )
             break
         if len(raw) > MAX_LINE_BYTES:
             sink.add(
@@ -283,8 +304,12 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         try:
             record = decode(text)
         except RecursionError:
-            sink.add(Problem.TOO_DEEP, f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); "
-                     "not parsed", lineno, hint=_DEEP_HINT)
+            sink.add(
+                Problem.TOO_DEEP,
+                f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); not parsed",
+                lineno,
+                hint=_DEEP_HINT,
+            )
             continue
         except ValueError as error:
             message = getattr(error, "msg", str(error))
@@ -307,8 +332,12 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             continue
         # a line with few brackets cannot nest deeply: only the rare others are measured
         if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
-            sink.add(Problem.TOO_DEEP, f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
-                     lineno, hint=_DEEP_HINT)
+            sink.add(
+                Problem.TOO_DEEP,
+                f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
+                lineno,
+                hint=_DEEP_HINT,
+            )
             continue
         event = _to_event(record, flags, path, lineno, sink)
         if event is not None:
@@ -351,12 +380,21 @@ def _to_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sink: _I
         time_ms = record.get("time_ms")
         event_type = record.get("event_type")
         namespace = record.get("namespace")
-        if (type(key) is str and key and type(metadata) is dict and event_type in EVENT_TYPES
-                and type(namespace) is str and "value" in record
-                and ((type(time_ms) is int and -MAX_EXACT_INT <= time_ms <= MAX_EXACT_INT)
-                     or (type(time_ms) is float and math.isfinite(time_ms)))):
-            return LogEvent(key, record["value"], float(time_ms), event_type, namespace,
-                            MappingProxyType(metadata), path, lineno)
+        if (
+            type(key) is str
+            and key
+            and type(metadata) is dict
+            and event_type in EVENT_TYPES
+            and type(namespace) is str
+            and "value" in record
+            and (
+                (type(time_ms) is int and -MAX_EXACT_INT <= time_ms <= MAX_EXACT_INT)
+                or (type(time_ms) is float and math.isfinite(time_ms))
+            )
+        ):
+            return LogEvent(
+                key, record["value"], float(time_ms), event_type, namespace, MappingProxyType(metadata), path, lineno
+            )
     return _checked_event(record, flags, path, lineno, sink)
 
 
@@ -415,7 +453,9 @@ def _checked_event(record: Any, flags: _RecordFlags, path: str, lineno: int, sin
             lineno,
         )
     elif not isinstance(namespace, str):
-        sink.add(Problem.NONSTANDARD_FIELD, f"namespace of {key!r} must be a string, not {_json_type(namespace)}", lineno)
+        sink.add(
+            Problem.NONSTANDARD_FIELD, f"namespace of {key!r} must be a string, not {_json_type(namespace)}", lineno
+        )
     return LogEvent(
         key=key,
         value=record["value"],

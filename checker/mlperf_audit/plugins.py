@@ -68,7 +68,9 @@ class PluginHost:
         try:
             self.manager.register(plugin, name=info.name)
         except (ValueError, pluggy.PluginValidationError) as error:
-            self.errors.append(f"plugin {info.name!r} ({info.distribution} {info.version}) cannot be registered: {error}")
+            self.errors.append(
+                f"plugin {info.name!r} ({info.distribution} {info.version}) cannot be registered: {error}"
+            )
             return
         self.plugins.append(info)
 
@@ -103,8 +105,9 @@ class PluginHost:
             try:
                 contributed = list(impl.function() or ())
             except Exception as error:  # a plugin's failure is reported with its name, not raised
-                self.errors.append(f"plugin {impl.plugin_name!r} failed to register its {what}: "
-                                   f"{type(error).__name__}: {error}")
+                self.errors.append(
+                    f"plugin {impl.plugin_name!r} failed to register its {what}: {type(error).__name__}: {error}"
+                )
                 continue
             for item in contributed:
                 yield impl.plugin_name, item
@@ -119,7 +122,9 @@ class PluginHost:
                 self.errors.append(f"plugin {plugin!r}: {error}")
                 continue
             if rule.code in rules and rules[rule.code] is not rule:
-                self.errors.append(f"rule code {rule.code} is registered twice: by {rules[rule.code].plugin!r} and {plugin!r}")
+                self.errors.append(
+                    f"rule code {rule.code} is registered twice: by {rules[rule.code].plugin!r} and {plugin!r}"
+                )
                 continue
             if rule.name in names and names[rule.name] is not rule:
                 self.errors.append(f"rule name {rule.name!r} is used by {names[rule.name].code} and {rule.code}")

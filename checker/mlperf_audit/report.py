@@ -122,8 +122,9 @@ class Report:
         object.__setattr__(self, "findings", tuple(shown(f) for f in self.findings))
         object.__setattr__(self, "target", dataclasses.replace(self.target, path=visible(self.target.path)))
         object.__setattr__(self, "checked", tuple((kind, visible(path)) for kind, path in self.checked))
-        object.__setattr__(self, "config", dataclasses.replace(
-            self.config, notes=tuple(visible(note) for note in self.config.notes)))
+        object.__setattr__(
+            self, "config", dataclasses.replace(self.config, notes=tuple(visible(note) for note in self.config.notes))
+        )
 
     def rule(self, code: str) -> type[Rule] | None:
         return next((r for r in self.rules if r.code == code), None)
@@ -168,15 +169,17 @@ class Report:
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report, every string `visible` (configuration and plugin names included)."""
-        return visible_data({
-            "schema_version": SCHEMA_VERSION,
-            "tool": {"name": "mlperf-audit", "version": self.tool_version},
-            "mlperf_logging": {"version": self.mlperf_logging},
-            "ruleset": self.ruleset,
-            "target": self.target.to_dict(),
-            "config": self.config.to_dict(),
-            "plugins": [plugin.to_dict() for plugin in self.plugins],
-            "findings": [finding.to_dict() for finding in self.findings],
-            "summary": self.summary,
-            "exit_code": self.exit_code,
-        })
+        return visible_data(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "tool": {"name": "mlperf-audit", "version": self.tool_version},
+                "mlperf_logging": {"version": self.mlperf_logging},
+                "ruleset": self.ruleset,
+                "target": self.target.to_dict(),
+                "config": self.config.to_dict(),
+                "plugins": [plugin.to_dict() for plugin in self.plugins],
+                "findings": [finding.to_dict() for finding in self.findings],
+                "summary": self.summary,
+                "exit_code": self.exit_code,
+            }
+        )

@@ -95,8 +95,9 @@ class CheckContext:
     def reporter(self, problem: Problem | str) -> "type[Rule] | None":
         """The registered rule that reports issues of `problem` (an `IssueRule`), or None."""
         if self._reporters is None:
-            self._reporters = {str(rule.problem): rule for rule in self.catalogue.values()
-                               if issubclass(rule, IssueRule)}
+            self._reporters = {
+                str(rule.problem): rule for rule in self.catalogue.values() if issubclass(rule, IssueRule)
+            }
         return self._reporters.get(str(problem))
 
     def error_codes(self, issues: Iterable[Issue]) -> list[str]:
@@ -275,10 +276,13 @@ def validate_rule_class(rule: Any) -> None:
         raise RuleDefinitionError(f"rule {label} ({rule.code}) has no hint and no 'How to fix:' paragraph")
     if rule.produced_by is not None:
         if rule.check is not Rule.check:
-            raise RuleDefinitionError(f"rule {label} ({rule.code}) is produced by {rule.produced_by!r} and "
-                                      "implements check(): one of the two")
+            raise RuleDefinitionError(
+                f"rule {label} ({rule.code}) is produced by {rule.produced_by!r} and implements check(): one of the two"
+            )
     elif rule.check is Rule.check:
-        raise RuleDefinitionError(f"rule {label} ({rule.code}) does not implement check() "
-                                  "and names no phase that produces its findings (produced_by)")
+        raise RuleDefinitionError(
+            f"rule {label} ({rule.code}) does not implement check() "
+            "and names no phase that produces its findings (produced_by)"
+        )
     if issubclass(rule, IssueRule) and not isinstance(getattr(rule, "problem", None), Problem):
         raise RuleDefinitionError(f"rule {label} ({rule.code}) is an IssueRule without a Problem to report")

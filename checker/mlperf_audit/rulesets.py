@@ -37,9 +37,18 @@ OLDEST = (1, 0, 0)
 #: logs tell rounds with the same benchmarks apart. Rounds not yet published here are estimated
 #: (`~`): update them when the pin of mlperf-logging moves (docs/maintaining.md).
 PUBLISHED = {
-    "1.0.0": "2021-06-30", "1.1.0": "2021-12-01", "2.0.0": "2022-06-29", "2.1.0": "2022-11-09",
-    "3.0.0": "2023-06-27", "3.1.0": "2023-11-08", "4.0.0": "2024-06-12", "4.1.0": "2024-11-13",
-    "5.0.0": "2025-06-04", "5.1.0": "2025-11-12", "6.0.0": "~2026-06-03", "6.1.0": "~2026-11-11",
+    "1.0.0": "2021-06-30",
+    "1.1.0": "2021-12-01",
+    "2.0.0": "2022-06-29",
+    "2.1.0": "2022-11-09",
+    "3.0.0": "2023-06-27",
+    "3.1.0": "2023-11-08",
+    "4.0.0": "2024-06-12",
+    "4.1.0": "2024-11-13",
+    "5.0.0": "2025-06-04",
+    "5.1.0": "2025-11-12",
+    "6.0.0": "~2026-06-03",
+    "6.1.0": "~2026-11-11",
 }
 
 
@@ -216,20 +225,27 @@ def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inferen
         candidates = tuple(name for name in dated_rounds if len(set(wanted) & rounds[name]) == best)
         unknown = tuple(b for b in wanted if not any(b in known for known in rounds.values()))
     shown = ", ".join(wanted) or "no benchmark folders"
-    fit_text = (f"the benchmarks ({shown}) fit {_span(fits)}" if fits else
-                f"no round allows every benchmark ({shown}); {_span(candidates)} allow the most")
+    fit_text = (
+        f"the benchmarks ({shown}) fit {_span(fits)}"
+        if fits
+        else f"no round allows every benchmark ({shown}); {_span(candidates)} allow the most"
+    )
     if day is not None:
         inside = [name for name in candidates if _within(day, name)]
         if inside:
             chosen = inside[-1]
             low, high = window(chosen)
-            reason = (f"{fit_text}; the newest run was logged on {day}, after "
-                      f"{_published_text(low)} and before {chosen}'s publication ({PUBLISHED[chosen.split('-', 1)[1]]})")
+            reason = (
+                f"{fit_text}; the newest run was logged on {day}, after "
+                f"{_published_text(low)} and before {chosen}'s publication ({PUBLISHED[chosen.split('-', 1)[1]]})"
+            )
         else:
             later = [name for name in candidates if published(name.split("-", 1)[1]) >= day]
             chosen = later[0] if later else candidates[-1]
-            reason = (f"{fit_text}; the newest run was logged on {day}, outside those rounds' windows, "
-                      f"so {'the first round published after that' if later else 'the newest of them'} was taken")
+            reason = (
+                f"{fit_text}; the newest run was logged on {day}, outside those rounds' windows, "
+                f"so {'the first round published after that' if later else 'the newest of them'} was taken"
+            )
     else:
         chosen = candidates[-1]
         reason = f"{fit_text}; no log gives a date, so the newest of them was taken"

@@ -64,8 +64,12 @@ def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
     if isinstance(data, str):
         return visible(data, keep_newlines=keep_newlines)
     if isinstance(data, dict):
-        return {visible_data(key, keep_newlines=keep_newlines) if isinstance(key, str) else key:
-                visible_data(value, keep_newlines=keep_newlines) for key, value in data.items()}
+        return {
+            visible_data(key, keep_newlines=keep_newlines) if isinstance(key, str) else key: visible_data(
+                value, keep_newlines=keep_newlines
+            )
+            for key, value in data.items()
+        }
     if isinstance(data, (list, tuple)):
         return [visible_data(item, keep_newlines=keep_newlines) for item in data]
     if isinstance(data, float):
@@ -77,8 +81,10 @@ def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
 
 def json_document(data: Any, *, keep_newlines: bool = False) -> str:
     """`data` as indented, strict JSON (no NaN) that is valid UTF-8, every string `visible`."""
-    return json.dumps(visible_data(data, keep_newlines=keep_newlines), indent=2, ensure_ascii=False,
-                      allow_nan=False) + "\n"
+    return (
+        json.dumps(visible_data(data, keep_newlines=keep_newlines), indent=2, ensure_ascii=False, allow_nan=False)
+        + "\n"
+    )
 
 
 def html_text(text: str) -> str:
@@ -133,8 +139,10 @@ def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathL
         else:  # a single log: its folder is the package around it
             inside = _within(resolved, root.parent)
         if inside:
-            raise OutputError(f"{shown}: will not write inside the checked PATH {visible(os.fspath(target))}; "
-                              "choose a file outside it")
+            raise OutputError(
+                f"{shown}: will not write inside the checked PATH {visible(os.fspath(target))}; "
+                "choose a file outside it"
+            )
     if resolved.is_dir():
         raise OutputError(f"{shown}: is a folder; give a file name")
     if not resolved.parent.is_dir():
@@ -142,8 +150,9 @@ def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathL
     return resolved
 
 
-def write_text(output: str | os.PathLike[str], text: str, checked: Iterable[str | os.PathLike[str]] = (),
-               *, append: bool = False) -> Path:
+def write_text(
+    output: str | os.PathLike[str], text: str, checked: Iterable[str | os.PathLike[str]] = (), *, append: bool = False
+) -> Path:
     """Writes `text` (UTF-8; anything unencodable shown as an escape) to a file `output_path`
     allows; an OS error is an `OutputError` naming the file.
 
@@ -154,8 +163,9 @@ def write_text(output: str | os.PathLike[str], text: str, checked: Iterable[str 
     shown = visible(os.fspath(output))
     try:
         if append:
-            handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0),
-                             0o666)
+            handle = os.open(
+                path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666
+            )
             with os.fdopen(handle, "a", encoding="utf-8", errors="backslashreplace") as stream:
                 if os.fstat(stream.fileno()).st_nlink > 1:
                     raise OutputError(f"{shown}: has more than one hard link; will not append to it")

@@ -25,9 +25,20 @@ from . import rulesets
 from .safety import json_document, no_workflow_commands, visible
 
 SCHEMA_VERSION = 1
-SPEC_COLUMNS = ["division", "availability", "submitter", "system", "number_of_nodes", "host_processor_model_name",
-                "host_processors_count", "accelerator_model_name", "accelerators_count", "framework", "notes",
-                "private_id"]
+SPEC_COLUMNS = [
+    "division",
+    "availability",
+    "submitter",
+    "system",
+    "number_of_nodes",
+    "host_processor_model_name",
+    "host_processors_count",
+    "accelerator_model_name",
+    "accelerators_count",
+    "framework",
+    "notes",
+    "private_id",
+]
 DETAIL_METRICS = ["time_to_train", "Energy", "GBS", "samples_to_converge", "RCP", "rcp_scaling_factor"]
 
 
@@ -72,15 +83,22 @@ class Spread:
     def describe(self) -> str:
         if self.minutes_cv is None:
             return f"{self.runs} counted run(s): no spread"
-        text = (f"time-to-train varies by {self.minutes_cv:.2%} (coefficient of variation over {self.runs} runs; "
-                f"slowest/fastest {self.minutes_ratio:.3f})")
+        text = (
+            f"time-to-train varies by {self.minutes_cv:.2%} (coefficient of variation over {self.runs} runs; "
+            f"slowest/fastest {self.minutes_ratio:.3f})"
+        )
         if self.units_cv is not None:
             text += f"; convergence point by {self.units_cv:.2%} ({self.units_distinct} distinct)"
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"runs": self.runs, "time_to_train_cv": self.minutes_cv, "slowest_over_fastest": self.minutes_ratio,
-                "convergence_cv": self.units_cv, "convergence_distinct": self.units_distinct}
+        return {
+            "runs": self.runs,
+            "time_to_train_cv": self.minutes_cv,
+            "slowest_over_fastest": self.minutes_ratio,
+            "convergence_cv": self.units_cv,
+            "convergence_distinct": self.units_distinct,
+        }
 
 
 @dataclass(frozen=True)
@@ -131,8 +149,9 @@ class BenchmarkScore:
     @property
     def spread(self) -> Spread:
         counted = [r for r in self.runs if r.counted and r.minutes is not None]
-        return Spread.of([r.minutes for r in counted if r.minutes is not None],
-                         [r.units for r in counted if r.units is not None])
+        return Spread.of(
+            [r.minutes for r in counted if r.minutes is not None], [r.units for r in counted if r.units is not None]
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -144,8 +163,16 @@ class BenchmarkScore:
             "availability": self.system_info.get("availability"),
             "accelerator": self.system_info.get("accelerator_model_name"),
             "accelerators": self.accelerators,
-            "runs": [{"file": r.file, "minutes": r.minutes, "status": r.status, "units": r.units,
-                      "energy_joules": r.energy_joules} for r in self.runs],
+            "runs": [
+                {
+                    "file": r.file,
+                    "minutes": r.minutes,
+                    "status": r.status,
+                    "units": r.units,
+                    "energy_joules": r.energy_joules,
+                }
+                for r in self.runs
+            ],
             "required_runs": self.required_runs,
             "dropped": list(self.dropped),
             "score_minutes": self.score_minutes,
@@ -192,17 +219,43 @@ def render_text(scores: list[BenchmarkScore]) -> str:
         runs = f"{len(s.runs)}" + (f"/{s.required_runs}" if s.required_runs and s.required_runs != len(s.runs) else "")
         if counted != len(s.runs):
             runs += f" ({len(s.runs) - counted} failed)"
-        rows.append([
-            _shown(s.submitter or "-"), _shown(s.system or "-"), _shown(s.benchmark), _shown(s.division or "-"),
-            _shown(s.system_info.get("availability", "-")),
-            _shown(s.system_info.get("accelerators_count", "?")) + " x "
-            + _shown(s.system_info.get("accelerator_model_name", "?")),
-            runs, f"{s.rcp_factor:.4f}", f"{s.scaling_factor:.4f}", _minutes(s.score_minutes),
-            "-" if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
-        ])
-    lines = [tabulate(rows, headers=["submitter", "system", "benchmark", "division", "availability", "accelerators",
-                                     "runs", "RCP factor", "scaling", "score (min)", "spread"], tablefmt="simple",
-                      disable_numparse=True)]
+        rows.append(
+            [
+                _shown(s.submitter or "-"),
+                _shown(s.system or "-"),
+                _shown(s.benchmark),
+                _shown(s.division or "-"),
+                _shown(s.system_info.get("availability", "-")),
+                _shown(s.system_info.get("accelerators_count", "?"))
+                + " x "
+                + _shown(s.system_info.get("accelerator_model_name", "?")),
+                runs,
+                f"{s.rcp_factor:.4f}",
+                f"{s.scaling_factor:.4f}",
+                _minutes(s.score_minutes),
+                "-" if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
+            ]
+        )
+    lines = [
+        tabulate(
+            rows,
+            headers=[
+                "submitter",
+                "system",
+                "benchmark",
+                "division",
+                "availability",
+                "accelerators",
+                "runs",
+                "RCP factor",
+                "scaling",
+                "score (min)",
+                "spread",
+            ],
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    ]
     for s in scores:
         times = ", ".join(
             f"{_shown(r.file.rsplit('/', 1)[-1][:-4])} {_minutes(r.minutes)}"
@@ -213,8 +266,9 @@ def render_text(scores: list[BenchmarkScore]) -> str:
         lines.append(f"\n{_shown(s.path)}: {times}")
         lines.append(f"  spread: {s.spread.describe()}")
         if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
-            per_run = ", ".join(f"{_shown(r.file.rsplit('/', 1)[-1][:-4])} {_kilojoules(r.energy_joules)}"
-                                for r in s.runs)
+            per_run = ", ".join(
+                f"{_shown(r.file.rsplit('/', 1)[-1][:-4])} {_kilojoules(r.energy_joules)}" for r in s.runs
+            )
             lines.append(f"  energy (kJ): {_kilojoules(s.energy_joules)} per result; {per_run}")
         if s.note:
             lines.append(f"  note: {_shown(s.note)}")
@@ -258,8 +312,10 @@ def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
         base = {c: s.system_info.get(c) for c in SPEC_COLUMNS}
         urls = {"details_url": s.system_info.get("details_url"), "code_url": s.system_info.get("code_url")}
         wide = systems.setdefault(key, {**base, **{b: None for b in benchmarks}, **urls})
-        detail = details.setdefault(key, {**base, **{f"{b}:{m}": ("" if m == "RCP" else None) for b in benchmarks
-                                                      for m in DETAIL_METRICS}, **urls})
+        detail = details.setdefault(
+            key,
+            {**base, **{f"{b}:{m}": ("" if m == "RCP" else None) for b in benchmarks for m in DETAIL_METRICS}, **urls},
+        )
         if s.benchmark in benchmarks:
             wide[s.benchmark] = s.score_minutes
             detail[f"{s.benchmark}:time_to_train"] = s.score_minutes
@@ -269,7 +325,9 @@ def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
             detail[f"{s.benchmark}:RCP"] = s.rcp_status
             detail[f"{s.benchmark}:rcp_scaling_factor"] = s.scaling_factor
     wide_columns = SPEC_COLUMNS + benchmarks + ["details_url", "code_url"]
-    detail_columns = SPEC_COLUMNS + [f"{b}:{m}" for b in benchmarks for m in DETAIL_METRICS] + ["details_url", "code_url"]
+    detail_columns = (
+        SPEC_COLUMNS + [f"{b}:{m}" for b in benchmarks for m in DETAIL_METRICS] + ["details_url", "code_url"]
+    )
     return _table(list(systems.values()), wide_columns), _table(list(details.values()), detail_columns)
 
 

@@ -189,8 +189,6 @@ def assert_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -
     if problems:
         actual = yaml.safe_dump(
             [{"path": f.path, "line": f.line, "severity": f.severity.value, "message": f.message} for f in found],
-            sort_keys=False
+            sort_keys=False,
         )
-        raise AssertionError(
-            f"{case} ({case.source}):\n  " + "\n  ".join(problems) + f"\nActual findings:\n{actual}"
-        )
+        raise AssertionError(f"{case} ({case.source}):\n  " + "\n  ".join(problems) + f"\nActual findings:\n{actual}")

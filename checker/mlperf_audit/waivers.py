@@ -50,8 +50,9 @@ class Waiver:
 
     def matches(self, finding: Finding, rules: dict[str, Any]) -> bool:
         rule = rules.get(finding.rule)
-        by_rule = (self.rule == "ALL" or finding.rule.startswith(self.rule)
-                   or (rule is not None and rule.name == self.rule))
+        by_rule = (
+            self.rule == "ALL" or finding.rule.startswith(self.rule) or (rule is not None and rule.name == self.rule)
+        )
         return by_rule and fnmatch.fnmatchcase(finding.path or "", self.path)
 
     def expired(self, today: datetime.date) -> bool:
@@ -84,7 +85,8 @@ def _kind(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
     return {str: "a string", int: "an integer", float: "a number", list: "an array", dict: "a table"}.get(
-        type(value), f"a {type(value).__name__}")
+        type(value), f"a {type(value).__name__}"
+    )
 
 
 def load_waivers(path: str) -> list[Waiver]:
@@ -98,8 +100,9 @@ def load_waivers(path: str) -> list[Waiver]:
         raise ConfigError(f"{shown}: not valid TOML: nested too deeply to read") from None
     unknown = sorted(set(data) - {"waiver"})
     if unknown:
-        raise ConfigError(f"{shown}: unknown key(s) {', '.join(visible(repr(k)) for k in unknown)}; "
-                          "waivers are [[waiver]] tables")
+        raise ConfigError(
+            f"{shown}: unknown key(s) {', '.join(visible(repr(k)) for k in unknown)}; waivers are [[waiver]] tables"
+        )
     entries = data.get("waiver", [])
     if not isinstance(entries, list):
         raise ConfigError(f"{shown}: 'waiver' is {_kind(entries)}; waivers are [[waiver]] tables")
@@ -110,8 +113,10 @@ def load_waivers(path: str) -> list[Waiver]:
             raise ConfigError(f"{where}: is {_kind(entry)}, not a table; waivers are [[waiver]] tables")
         unknown = sorted(set(entry) - set(WAIVER_FIELDS))
         if unknown:
-            raise ConfigError(f"{where}: unknown field(s) {', '.join(visible(name) for name in unknown)}; "
-                              f"known: {', '.join(WAIVER_FIELDS)}")
+            raise ConfigError(
+                f"{where}: unknown field(s) {', '.join(visible(name) for name in unknown)}; "
+                f"known: {', '.join(WAIVER_FIELDS)}"
+            )
         if not isinstance(entry.get("reason"), str) or not entry["reason"].strip():
             raise ConfigError(f"{where}: a waiver needs a reason (a non-empty string)")
         if not isinstance(entry.get("rule"), str) or not entry["rule"].strip():
@@ -124,8 +129,9 @@ def load_waivers(path: str) -> list[Waiver]:
         if expires is not None and (not isinstance(expires, datetime.date) or isinstance(expires, datetime.datetime)):
             raise ConfigError(f"{where}: expires must be a date (YYYY-MM-DD), not {_kind(expires)}")
         # matched as written; shown only through `visible` (a reason is echoed into every report)
-        waivers.append(Waiver(entry["rule"].strip(), pattern, visible(entry["reason"].strip()), expires,
-                              f"{shown}:{index}"))
+        waivers.append(
+            Waiver(entry["rule"].strip(), pattern, visible(entry["reason"].strip()), expires, f"{shown}:{index}")
+        )
     return waivers
 
 
@@ -139,25 +145,32 @@ def load_baseline(path: str) -> Counter[str]:
     except RecursionError:
         raise ConfigError(f"{shown}: cannot read the baseline: JSON nested too deeply") from None
     if not isinstance(data, dict) or data.get("schema_version") != BASELINE_VERSION:
-        raise ConfigError(f"{shown}: not an mlperf-audit baseline (schema_version {BASELINE_VERSION}); "
-                          "write one with --write-baseline")
+        raise ConfigError(
+            f"{shown}: not an mlperf-audit baseline (schema_version {BASELINE_VERSION}); "
+            "write one with --write-baseline"
+        )
     fingerprints = data.get("fingerprints")
     if not isinstance(fingerprints, dict):
-        raise ConfigError(f"{shown}: 'fingerprints' must be an object of fingerprint: count, not "
-                          f"{'missing' if fingerprints is None else _kind(fingerprints)}")
+        raise ConfigError(
+            f"{shown}: 'fingerprints' must be an object of fingerprint: count, not "
+            f"{'missing' if fingerprints is None else _kind(fingerprints)}"
+        )
     counts: Counter[str] = Counter()
     for fingerprint, count in fingerprints.items():
         if type(count) is not int or count < 0:
-            raise ConfigError(f"{shown}: fingerprint {visible(repr(fingerprint))[:80]} has the count "
-                              f"{visible(repr(count))[:40]}; counts are whole numbers of 0 or more")
+            raise ConfigError(
+                f"{shown}: fingerprint {visible(repr(fingerprint))[:80]} has the count "
+                f"{visible(repr(count))[:40]}; counts are whole numbers of 0 or more"
+            )
         counts[fingerprint] = count
     return counts
 
 
 def baseline_document(findings: Iterable[Finding]) -> str:
     counts = Counter(f.fingerprint for f in findings)
-    return json.dumps({"schema_version": BASELINE_VERSION, "fingerprints": dict(sorted(counts.items()))},
-                      indent=1) + "\n"
+    return (
+        json.dumps({"schema_version": BASELINE_VERSION, "fingerprints": dict(sorted(counts.items()))}, indent=1) + "\n"
+    )
 
 
 class _Meta(Rule):
@@ -256,17 +269,28 @@ def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
                     break
         checked = _checked_paths(context.tree)
         for waiver in waivers:
-            if context.tree.subset and not any(fnmatch.fnmatchcase(path, waiver.path) for path in checked) and not any(
-                fnmatch.fnmatchcase(submission.name, waiver.path.split("/", 1)[0]) for submission in context.tree.submissions
+            if (
+                context.tree.subset
+                and not any(fnmatch.fnmatchcase(path, waiver.path) for path in checked)
+                and not any(
+                    fnmatch.fnmatchcase(submission.name, waiver.path.split("/", 1)[0])
+                    for submission in context.tree.submissions
+                )
             ):
                 continue  # about a submitter this run (a pull request's subset) did not check
             if waiver.expired(today) and ExpiredWaiver.code in active:
-                findings.append(ExpiredWaiver().finding(
-                    f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) expired on "
-                    f"{waiver.expires}"))
+                findings.append(
+                    ExpiredWaiver().finding(
+                        f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) expired on "
+                        f"{waiver.expires}"
+                    )
+                )
             elif waiver.source not in used and UnusedWaiver.code in active:
-                findings.append(UnusedWaiver().finding(
-                    f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) matches no finding"))
+                findings.append(
+                    UnusedWaiver().finding(
+                        f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) matches no finding"
+                    )
+                )
     if config.baseline:
         known = load_baseline(config.baseline)
         kept = []

@@ -35,8 +35,19 @@ from mlperf_audit import CheckContext, Finding, Rule, Run, Severity, hookimpl, r
 from .support.history import LaterCheck, later_check
 
 CODES_FILE = "data/compliance_codes.json"
-KINDS = ("REQ", "REPEATED", "CHECK", "FIRST_CHECK", "ATLEAST_ONE_CHECK", "ALTERNATIVES", "CODE", "BEGIN", "END",
-         "MISSING", "DEFECT")
+KINDS = (
+    "REQ",
+    "REPEATED",
+    "CHECK",
+    "FIRST_CHECK",
+    "ATLEAST_ONE_CHECK",
+    "ALTERNATIVES",
+    "CODE",
+    "BEGIN",
+    "END",
+    "MISSING",
+    "DEFECT",
+)
 
 #: Official rule data that contradicts the rules it implements: (round, config) -> what the rules intend.
 KNOWN_DEFECTS = {
@@ -52,7 +63,8 @@ DEFECT_KEEPS = {"eval_accuracy"}
 #: (config, key) -> (metadata key the official check asks for, the one the rules mean, why).
 METADATA_DEFECTS = {
     ("open_llama2_70b_lora", "eval_accuracy"): (
-        "epoch_num", "samples_count",
+        "epoch_num",
+        "samples_count",
         "open_llama2_70b_lora.yaml asks eval_accuracy for epoch_num, where the closed rules and the RCPs of "
         "llama2_70b_lora use samples_count",
     ),
@@ -149,7 +161,7 @@ def load_config(version: str, name: str) -> ConfigFile | None:
     end_checks: list[tuple[str, Any]] = []
     keys: dict[str, KeyRecord] = {}
     for record in records:
-        (kind, body), = record.items()
+        ((kind, body),) = record.items()
         if kind == "BEGIN":
             begin = _compile(body["CODE"], "exec")
         elif kind == "END":
@@ -164,7 +176,8 @@ def load_config(version: str, name: str) -> ConfigFile | None:
                 post=_compile(body["POST"], "exec") if "POST" in body else None,
                 first_checks=[(e, _compile(e, "eval")) for e in _expressions(body.get("FIRST_CHECK"))],
                 at_least_one=(body["ATLEAST_ONE_CHECK"], _compile(body["ATLEAST_ONE_CHECK"], "eval"))
-                if "ATLEAST_ONE_CHECK" in body else None,
+                if "ATLEAST_ONE_CHECK" in body
+                else None,
             )
     return ConfigFile(name, path, begin, end_pre, end_checks, keys)
 
@@ -179,7 +192,7 @@ def _begin_source(version: str, name: str) -> str:
 
 
 def _alternatives(req: str) -> list[str]:
-    return [part.strip() for part in req[len("AT_LEAST_ONE_OR("):-1].split(",")]
+    return [part.strip() for part in req[len("AT_LEAST_ONE_OR(") : -1].split(",")]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -221,17 +234,19 @@ class _Interpreter:
         while self.queue:
             relative = self.queue.pop(0)
             folder, _, filename = relative.rpartition("/")
-            name = filename[:-len(".yaml")] if filename.endswith(".yaml") else filename
+            name = filename[: -len(".yaml")] if filename.endswith(".yaml") else filename
             version = rulesets.version_of(folder)  # a rule file may enqueue another round's file
             config = load_config(version, name) if version is not None else None
             if config is None:
-                self.unkeyed.append(Message(
-                    Family("*", "*", "MISSING"),
-                    f"the official rules of {self.dir} have no {filename} for this log (the official checker "
-                    "crashes here)",
-                    hint="The log names a benchmark or division this round has no rules for; check "
-                    "submission_benchmark and submission_division.",
-                ))
+                self.unkeyed.append(
+                    Message(
+                        Family("*", "*", "MISSING"),
+                        f"the official rules of {self.dir} have no {filename} for this log (the official checker "
+                        "crashes here)",
+                        hint="The log names a benchmark or division this round has no rules for; check "
+                        "submission_benchmark and submission_division.",
+                    )
+                )
                 continue
             self.run_config(config, loglines)
         return self.warnings + [m for messages in self.keyed.values() for m in messages] + self.unkeyed
@@ -244,13 +259,15 @@ class _Interpreter:
             try:
                 exec(config.begin, state, {"loglines": loglines, "s": s, "state": state})
             except Exception as error:  # the official checker crashes here
-                self.unkeyed.append(Message(
-                    Family(config.name, "*", "BEGIN"),
-                    f"the BEGIN block of {config.name}.yaml fails on this log ({_error_text(error)}); the official "
-                    "checker crashes here",
-                    hint="A record this block reads lacks a field it needs (for example an eval_accuracy with a "
-                    "'metric' but no 'samples_count').",
-                ))
+                self.unkeyed.append(
+                    Message(
+                        Family(config.name, "*", "BEGIN"),
+                        f"the BEGIN block of {config.name}.yaml fails on this log ({_error_text(error)}); the official "
+                        "checker crashes here",
+                        hint="A record this block reads lacks a field it needs (for example an eval_accuracy with a "
+                        "'metric' but no 'samples_count').",
+                    )
+                )
         for key in config.keys:
             self.keyed.pop(key, None)  # a later config's KEY record replaces earlier verdicts on that key
         reported: dict[str, list[Any]] = {key: [] for key in config.keys}
@@ -284,12 +301,15 @@ class _Interpreter:
                         satisfied[ll.key] += 1
                         best[ll.key] = ll
                 except Exception as error:  # the official checker crashes here
-                    self._add(Message(
-                        Family(config.name, ll.key, "ATLEAST_ONE_CHECK"),
-                        f"the check `{record.at_least_one[0].strip()}` raises {_error_text(error)} on this "
-                        f"{ll.key!r} record (the official checker crashes here)",
-                        ll.lineno if ll.lineno > 0 else None,
-                    ), None)
+                    self._add(
+                        Message(
+                            Family(config.name, ll.key, "ATLEAST_ONE_CHECK"),
+                            f"the check `{record.at_least_one[0].strip()}` raises {_error_text(error)} on this "
+                            f"{ll.key!r} record (the official checker crashes here)",
+                            ll.lineno if ll.lineno > 0 else None,
+                        ),
+                        None,
+                    )
             if "submission_" in ll.key:
                 executed.add(ll.key)
         for key, count in satisfied.items():
@@ -297,12 +317,15 @@ class _Interpreter:
                 source = config.keys[key].at_least_one[0].strip()  # type: ignore[index]
                 values = [v for v in reported[key] if v is not None]
                 shown = ", ".join(_show(v) for v in values[-3:])
-                self._add(Message(
-                    Family(config.name, key, "ATLEAST_ONE_CHECK"),
-                    f"no {key!r} record satisfies `{source}` ({len(values)} logged"
-                    + (f"; the last: {shown})" if values else ")"),
-                    None,
-                ), None if key in DEFECT_KEEPS else defect)
+                self._add(
+                    Message(
+                        Family(config.name, key, "ATLEAST_ONE_CHECK"),
+                        f"no {key!r} record satisfies `{source}` ({len(values)} logged"
+                        + (f"; the last: {shown})" if values else ")"),
+                        None,
+                    ),
+                    None if key in DEFECT_KEEPS else defect,
+                )
         self._requirements(config, reported, lines_of, defect)
         if config.end_pre is not None or config.end_checks:
             self._end(config, state)
@@ -322,22 +345,36 @@ class _Interpreter:
         else:
             self.unkeyed.append(message)
 
-    def _exec(self, code: Any, state: dict[str, Any], local: dict[str, Any], config: ConfigFile, ll: LogLine,
-              action: str) -> None:
+    def _exec(
+        self, code: Any, state: dict[str, Any], local: dict[str, Any], config: ConfigFile, ll: LogLine, action: str
+    ) -> None:
         if code is None:
             return
         try:
             exec(code, state, local)
         except Exception as error:
-            self._add(Message(
-                Family("*", "*", "CODE"),
-                f"the {action} code of {config.name}.yaml fails on this {ll.key!r} record ({_error_text(error)})",
-                ll.lineno if ll.lineno > 0 else None,
-                hint=f"Log {ll.key!r} with the value and metadata that the reference implementation logs.",
-            ), None, keyed=ll.key)
+            self._add(
+                Message(
+                    Family("*", "*", "CODE"),
+                    f"the {action} code of {config.name}.yaml fails on this {ll.key!r} record ({_error_text(error)})",
+                    ll.lineno if ll.lineno > 0 else None,
+                    hint=f"Log {ll.key!r} with the value and metadata that the reference implementation logs.",
+                ),
+                None,
+                keyed=ll.key,
+            )
 
-    def _check(self, source: str, code: Any, state: dict[str, Any], local: dict[str, Any], config: ConfigFile,
-               ll: LogLine, kind: str, defect: str | None) -> None:
+    def _check(
+        self,
+        source: str,
+        code: Any,
+        state: dict[str, Any],
+        local: dict[str, Any],
+        config: ConfigFile,
+        ll: LogLine,
+        kind: str,
+        defect: str | None,
+    ) -> None:
         try:
             passed = eval(code, state, local)
             problem = "fails"
@@ -349,31 +386,37 @@ class _Interpreter:
         alias = METADATA_DEFECTS.get((config.name, ll.key))
         metadata = ll.value.get("metadata") or {}
         if alias and alias[0] in source and alias[0] not in metadata and alias[1] in metadata:
-            self.warnings.append(Message(
-                Family(config.name, "*", "DEFECT"),
-                f"the official check `{source.strip()}` fails on this {ll.key!r} record, but {alias[2]}; the record's "
-                f"{alias[1]} is accepted as the rules intend",
-                ll.lineno if ll.lineno > 0 else None,
-            ))
+            self.warnings.append(
+                Message(
+                    Family(config.name, "*", "DEFECT"),
+                    f"the official check `{source.strip()}` fails on this {ll.key!r} record, but {alias[2]}; the record's "
+                    f"{alias[1]} is accepted as the rules intend",
+                    ll.lineno if ll.lineno > 0 else None,
+                )
+            )
             return
         if kind == "CHECK" and omits_allowed_benchmark(self.version, config, ll.key, value):
-            self.warnings.append(Message(
-                Family(config.name, "*", "DEFECT"),
-                f"the official checker rejects submission_benchmark {value!r} here, but {value!r} is a benchmark of "
-                f"this round and {config.name.split('_')[0]}_{value}.yaml exists: {config.name}.yaml's list of "
-                "benchmarks is stale, so the rules' intent (accept it) is applied",
-                ll.lineno if ll.lineno > 0 else None,
-            ))
+            self.warnings.append(
+                Message(
+                    Family(config.name, "*", "DEFECT"),
+                    f"the official checker rejects submission_benchmark {value!r} here, but {value!r} is a benchmark of "
+                    f"this round and {config.name.split('_')[0]}_{value}.yaml exists: {config.name}.yaml's list of "
+                    "benchmarks is stale, so the rules' intent (accept it) is applied",
+                    ll.lineno if ll.lineno > 0 else None,
+                )
+            )
             return
         text = f"{ll.key} = {_show(value)} {problem} the official check `{source.strip()}`"
         metadata = {k: v for k, v in (ll.value.get("metadata") or {}).items() if k not in ("file", "lineno")}
         if "metadata" in source and metadata:
             text += f" (metadata: {_show(metadata)})"
-        self._add(Message(Family(config.name, ll.key, kind), text, ll.lineno if ll.lineno > 0 else None),
-                  defect, keyed=ll.key)
+        self._add(
+            Message(Family(config.name, ll.key, kind), text, ll.lineno if ll.lineno > 0 else None), defect, keyed=ll.key
+        )
 
-    def _requirements(self, config: ConfigFile, reported: dict[str, list[Any]], lines_of: dict[str, list[int]],
-                      defect: str | None) -> None:
+    def _requirements(
+        self, config: ConfigFile, reported: dict[str, list[Any]], lines_of: dict[str, list[int]], defect: str | None
+    ) -> None:
         groups: set[tuple[str, ...]] = set()
         for key, record in config.keys.items():
             req, values, lines = record.req, reported[key], lines_of[key]
@@ -382,33 +425,55 @@ class _Interpreter:
             where = f" (lines {', '.join(map(str, lines[:5]))}{'...' if len(lines) > 5 else ''})" if lines else ""
             if req == "EXACTLY_ONE" and len(values) != 1:
                 if values and all(v == values[0] for v in values):
-                    self._add(Message(
-                        Family(config.name, key, "REPEATED"),
-                        f"{key!r} is logged {len(values)} times with the same value{where}; exactly one is "
-                        "required (the official checker only warns)",
-                        lines[1] if len(lines) > 1 else None,
-                    ), None)
+                    self._add(
+                        Message(
+                            Family(config.name, key, "REPEATED"),
+                            f"{key!r} is logged {len(values)} times with the same value{where}; exactly one is "
+                            "required (the official checker only warns)",
+                            lines[1] if len(lines) > 1 else None,
+                        ),
+                        None,
+                    )
                 else:
-                    detail = (f" with different values: {', '.join(sorted({_show(v) for v in values}))}"
-                              if values else "")
-                    self._add(Message(
-                        Family(config.name, key, "REQ"),
-                        f"exactly one {key!r} record is required, found {len(values)}{detail}{where}",
-                        lines[1] if len(lines) > 1 else None,
-                    ), defect, keyed=key)
+                    detail = (
+                        f" with different values: {', '.join(sorted({_show(v) for v in values}))}" if values else ""
+                    )
+                    self._add(
+                        Message(
+                            Family(config.name, key, "REQ"),
+                            f"exactly one {key!r} record is required, found {len(values)}{detail}{where}",
+                            lines[1] if len(lines) > 1 else None,
+                        ),
+                        defect,
+                        keyed=key,
+                    )
             elif req == "AT_LEAST_ONE" and not values:
-                self._add(Message(Family(config.name, key, "REQ"), f"at least one {key!r} record is required, "
-                                  "found none"), defect, keyed=key)
-            elif req.startswith("AT_LEAST(") and len(values) < int(req[len("AT_LEAST("):-1]):
-                self._add(Message(Family(config.name, key, "REQ"), f"at least {req[len('AT_LEAST('):-1]} {key!r} "
-                                  f"records are required, found {len(values)}{where}"), defect, keyed=key)
+                self._add(
+                    Message(Family(config.name, key, "REQ"), f"at least one {key!r} record is required, found none"),
+                    defect,
+                    keyed=key,
+                )
+            elif req.startswith("AT_LEAST(") and len(values) < int(req[len("AT_LEAST(") : -1]):
+                self._add(
+                    Message(
+                        Family(config.name, key, "REQ"),
+                        f"at least {req[len('AT_LEAST(') : -1]} {key!r} "
+                        f"records are required, found {len(values)}{where}",
+                    ),
+                    defect,
+                    keyed=key,
+                )
             elif req.startswith("AT_LEAST_ONE_OR("):
                 groups.add(tuple(sorted({key, *_alternatives(req)})))
         for group in sorted(groups):
             if not any(reported.get(k) for k in group):
-                self._add(Message(Family(config.name, "|".join(group), "ALTERNATIVES"),
-                                  f"at least one record of {' or '.join(repr(k) for k in group)} is required, "
-                                  "found none"), defect)
+                self._add(
+                    Message(
+                        Family(config.name, "|".join(group), "ALTERNATIVES"),
+                        f"at least one record of {' or '.join(repr(k) for k in group)} is required, found none",
+                    ),
+                    defect,
+                )
 
     def _end(self, config: ConfigFile, state: dict[str, Any]) -> None:
         try:
@@ -416,8 +481,7 @@ class _Interpreter:
                 exec(config.end_pre, state)
             for source, code in config.end_checks:
                 if not eval(code, state):
-                    self._add(Message(Family(config.name, "*", "END"), f"the END check `{source.strip()}` fails"),
-                              None)
+                    self._add(Message(Family(config.name, "*", "END"), f"the END check `{source.strip()}` fails"), None)
         except Exception as error:
             self._add(Message(Family(config.name, "*", "END"), f"the END block fails ({_error_text(error)})"), None)
 
@@ -461,7 +525,8 @@ def interpret(run: Run, version: str) -> list[Message]:
     keys = _keys_of_round(version)
     loglines = [
         LogLine("", e.time_ms, e.key, {"value": e.value, "metadata": dict(e.metadata)}, e.line)
-        for e in run.events if e.key in keys
+        for e in run.events
+        if e.key in keys
     ]
     if not loglines:
         return []  # the log-syntax rules report a file without records
@@ -536,7 +601,9 @@ def families_of_round(version: str) -> dict[Family, list[str]]:
         elif _stale_allow_list(file_version, config):
             found[Family(name, "*", "DEFECT")] = ["the submission_benchmark list omits a benchmark of this round"]
         elif any(config_name == name for config_name, _ in METADATA_DEFECTS):
-            found[Family(name, "*", "DEFECT")] = [reason for (c, _), (_, _, reason) in METADATA_DEFECTS.items() if c == name]
+            found[Family(name, "*", "DEFECT")] = [
+                reason for (c, _), (_, _, reason) in METADATA_DEFECTS.items() if c == name
+            ]
         for key, record in config.keys.items():
             if defective and key not in DEFECT_KEEPS:
                 continue  # its official failures are reported as the config's DEFECT
@@ -574,33 +641,47 @@ def all_families() -> dict[Family, dict[str, list[str]]]:
 # ----------------------------------------------------------------------------------------------
 
 _KIND_TEXT = {
-    "REQ": ("a required number of {key!r} records is missing or exceeded",
-            "the log holds the number of {key!r} records the rule requires"),
-    "REPEATED": ("{key!r} is logged several times with the same value where exactly one is required",
-                 "{key!r} is logged once (the official checker only warns when the repeats are identical)"),
+    "REQ": (
+        "a required number of {key!r} records is missing or exceeded",
+        "the log holds the number of {key!r} records the rule requires",
+    ),
+    "REPEATED": (
+        "{key!r} is logged several times with the same value where exactly one is required",
+        "{key!r} is logged once (the official checker only warns when the repeats are identical)",
+    ),
     "CHECK": ("a {key!r} record fails the official check", "every {key!r} record satisfies the official check"),
-    "FIRST_CHECK": ("the first {key!r} record fails the official check",
-                    "the first {key!r} record satisfies the official check"),
-    "ATLEAST_ONE_CHECK": ("no {key!r} record satisfies the official check",
-                          "at least one {key!r} record satisfies the official check"),
+    "FIRST_CHECK": (
+        "the first {key!r} record fails the official check",
+        "the first {key!r} record satisfies the official check",
+    ),
+    "ATLEAST_ONE_CHECK": (
+        "no {key!r} record satisfies the official check",
+        "at least one {key!r} record satisfies the official check",
+    ),
     "ALTERNATIVES": ("none of {key} is logged", "at least one of {key} is logged"),
-    "CODE": ("the official PRE or POST code for {key!r} fails on the log",
-             "the official PRE/POST code of the {key!r} record runs without error"),
+    "CODE": (
+        "the official PRE or POST code for {key!r} fails on the log",
+        "the official PRE/POST code of the {key!r} record runs without error",
+    ),
     "BEGIN": ("the official BEGIN block fails on the log", "the config's BEGIN block runs on the log"),
     "END": ("the official END check fails", "the config's END checks pass"),
-    "MISSING": ("the round has no official rule file for this division and benchmark",
-                "the round ships a rule file for the log's division and benchmark"),
-    "DEFECT": ("the official rule data is defective here; the rules' intent is applied",
-               "nothing the submitter must fix: the official rule data is defective here"),
+    "MISSING": (
+        "the round has no official rule file for this division and benchmark",
+        "the round ships a rule file for the log's division and benchmark",
+    ),
+    "DEFECT": (
+        "the official rule data is defective here; the rules' intent is applied",
+        "nothing the submitter must fix: the official rule data is defective here",
+    ),
 }
 _FIXES = {
     "REQ": "Log {key!r} through mllog exactly as often as the rule requires, as the reference implementation does.",
     "REPEATED": "Log {key!r} once, from one rank.",
     "CHECK": "Log a value (and metadata) of {key!r} that satisfies the check; in the closed division the rules fix "
-             "these hyperparameters.",
+    "these hyperparameters.",
     "FIRST_CHECK": "Make the first {key!r} record satisfy the check.",
     "ATLEAST_ONE_CHECK": "For eval_accuracy this is the quality target: the run must reach it before run_stop, "
-                         "or it is not a converged run.",
+    "or it is not a converged run.",
     "ALTERNATIVES": "Log one of {key} with the metadata the rules require.",
     "CODE": "Log {key!r} with the value type and metadata the reference implementation uses.",
     "BEGIN": "Give every record the BEGIN block reads the fields it needs.",
@@ -669,10 +750,15 @@ class ComplianceRule(Rule):
         for rule in rules:
             for m in by_code.get(rule.code, ()):
                 later = later_rule(m, run, context.ruleset)
-                findings.append(rule.finding(f"{m.text}; {later.note(context.ruleset)}" if later else m.text,
-                                             path=run.path, line=m.line, hint=m.hint,
-                                             severity=Severity.INFO if later and rule.severity is Severity.ERROR
-                                             else None))
+                findings.append(
+                    rule.finding(
+                        f"{m.text}; {later.note(context.ruleset)}" if later else m.text,
+                        path=run.path,
+                        line=m.line,
+                        hint=m.hint,
+                        severity=Severity.INFO if later and rule.severity is Severity.ERROR else None,
+                    )
+                )
         return findings
 
 
@@ -682,10 +768,12 @@ def later_rule(message: Message, run: Run, ruleset: str) -> LaterCheck | None:
     opt_epsilon to opt_lamb_epsilon two weeks after publication."""
     family = message.family
     if (family.key == "weights_initialization" and family.kind == "REQ") or (
-            family.kind == "END" and "sorted(s['initialized_tensors'])" in message.text):
+        family.kind == "END" and "sorted(s['initialized_tensors'])" in message.text
+    ):
         return later_check("weights-initialization-fails", ruleset)
     if (family.config, family.key, family.kind) == ("closed_bert", "opt_lamb_epsilon", "REQ") and len(
-            run.all("opt_epsilon")) == 1:
+        run.all("opt_epsilon")
+    ) == 1:
         return later_check("bert-opt-lamb-epsilon", ruleset)
     return None
 
@@ -766,10 +854,15 @@ def _code_number(code: str) -> int:
 
 def markdown_table() -> str:
     families = all_families()
-    lines = ["# Compliance rule codes", "",
-             "Generated by `python -m mlperf_audit_rules.compliance --update` from the rule files of the installed "
-             "mlperf-logging; one code per check family (config, key, kind). Codes never change.", "",
-             "| code | config | key | kind | rounds | severity |", "|---|---|---|---|---|---|"]
+    lines = [
+        "# Compliance rule codes",
+        "",
+        "Generated by `python -m mlperf_audit_rules.compliance --update` from the rule files of the installed "
+        "mlperf-logging; one code per check family (config, key, kind). Codes never change.",
+        "",
+        "| code | config | key | kind | rounds | severity |",
+        "|---|---|---|---|---|---|",
+    ]
     for code, family in sorted(code_table().items(), key=lambda item: _code_number(item[0])):
         versions = ", ".join(sorted(families.get(family, {}))) or "(none supported)"
         severity = {"REPEATED": "warning", "DEFECT": "info"}.get(family.kind, "error")

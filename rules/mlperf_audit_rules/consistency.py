@@ -15,9 +15,18 @@ VALUES_SCHEMA = "mllog_values.schema.json"
 #: Keys that configure training and so must be the same in every run of a benchmark.
 HYPERPARAMETER_PREFIXES = ("opt_", "lora_")
 # (train_samples is not one: bert and gpt3 log there how many samples the run trained on)
-HYPERPARAMETER_KEYS = {"global_batch_size", "gradient_accumulation_steps", "max_sequence_length",
-                       "init_checkpoint_step", "eval_samples", "num_warmup_steps",
-                       "start_warmup_step", "submission_benchmark", "submission_division", "submission_platform"}
+HYPERPARAMETER_KEYS = {
+    "global_batch_size",
+    "gradient_accumulation_steps",
+    "max_sequence_length",
+    "init_checkpoint_step",
+    "eval_samples",
+    "num_warmup_steps",
+    "start_warmup_step",
+    "submission_benchmark",
+    "submission_division",
+    "submission_platform",
+}
 
 
 def _is_hyperparameter(key: str) -> bool:
@@ -30,8 +39,10 @@ def _value_schemas(benchmark: str | None) -> dict[str, tuple[dict[str, Any], Cal
     table = schemas.load(VALUES_SCHEMA)
     merged = dict(table["common"])
     merged.update(table.get(benchmark or "", {}) if isinstance(table.get(benchmark or ""), dict) else {})
-    return {key: (schema, schemas.value_checker(VALUES_SCHEMA, json.dumps(schema, sort_keys=True)))
-            for key, schema in merged.items()}
+    return {
+        key: (schema, schemas.value_checker(VALUES_SCHEMA, json.dumps(schema, sort_keys=True)))
+        for key, schema in merged.items()
+    }
 
 
 class ValueType(Rule):
@@ -65,8 +76,11 @@ class ValueType(Rule):
                 continue
             schema, is_valid = expectation
             if not is_valid(event.value):
-                yield self.finding(f"{event.key} = {schemas.shown(event.value)} is not {schemas.explain(schema)}",
-                                   path=run.path, line=event.line)
+                yield self.finding(
+                    f"{event.key} = {schemas.shown(event.value)} is not {schemas.explain(schema)}",
+                    path=run.path,
+                    line=event.line,
+                )
 
 
 class HyperparametersDiffer(Rule):
@@ -112,9 +126,12 @@ class HyperparametersDiffer(Rule):
                 if whole == majority:
                     continue
                 names = ", ".join(run.name for run in runs)
-                yield self.finding(f"{key} is {quoted[whole]} in {names} but {quoted[majority]} in "
-                                   f"{len(values[majority])} other run(s)",
-                                   path=runs[0].path, line=first_line.get((runs[0].path, key)))
+                yield self.finding(
+                    f"{key} is {quoted[whole]} in {names} but {quoted[majority]} in "
+                    f"{len(values[majority])} other run(s)",
+                    path=runs[0].path,
+                    line=first_line.get((runs[0].path, key)),
+                )
 
 
 class HyperparametersDifferFromRcp(Rule):
@@ -148,8 +165,12 @@ class HyperparametersDifferFromRcp(Rule):
         for key, expected in sorted(hyperparameters.items()):
             event = run.first(key)
             if event is not None and not _same(event.value, expected):
-                yield self.finding(f"{key} is {schemas.shown(event.value)}, the RCP at BS {verdict.record['BS']} used "
-                                   f"{schemas.shown(expected)}", path=run.path, line=event.line)
+                yield self.finding(
+                    f"{key} is {schemas.shown(event.value)}, the RCP at BS {verdict.record['BS']} used "
+                    f"{schemas.shown(expected)}",
+                    path=run.path,
+                    line=event.line,
+                )
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -34,12 +34,26 @@ TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
 DEFERRED_INTERVALS = 8
 #: Records of training or evaluation work: anything else after run_stop (status, tracked_stats, a
 #: learning rate, throughput, submission_* repeated by a launcher) is bookkeeping that counts no time.
-WORK_KEYS = {"run_start", "init_start", "init_stop", "block_start", "epoch_start", "eval_start", "eval_accuracy",
-             "eval_stop", "eval_result", "cache_clear"}
+WORK_KEYS = {
+    "run_start",
+    "init_start",
+    "init_stop",
+    "block_start",
+    "epoch_start",
+    "eval_start",
+    "eval_accuracy",
+    "eval_stop",
+    "eval_result",
+    "cache_clear",
+}
 #: Training bookkeeping of a loop that runs one more block after run_stop, without evaluating.
 LOOP_TAIL = {"block_start", "epoch_start"}
 #: samples-based convergence units: (metadata key, factor of the global batch size)
-CADENCE = {"llama2_70b_lora": ("samples_count", 1), "stable_diffusion": ("samples_count", 1), "gpt3": ("epoch_num", 2048)}
+CADENCE = {
+    "llama2_70b_lora": ("samples_count", 1),
+    "stable_diffusion": ("samples_count", 1),
+    "gpt3": ("epoch_num", 2048),
+}
 
 
 def _interval(run: Run) -> tuple[int, int] | None:
@@ -89,7 +103,7 @@ class TimeGoesBackwards(Rule):
         interval = _interval(run)
         if interval is None:
             return
-        events = run.events[interval[0]:interval[1] + 1]
+        events = run.events[interval[0] : interval[1] + 1]
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         deferred = _deferred_evaluation(events)
         latest: LogEvent = events[0]
@@ -110,7 +124,10 @@ class TimeGoesBackwards(Rule):
             if latest.time_ms - event.time_ms > BACKWARDS_TOLERANCE_MS:
                 yield self.finding(
                     f"{event.key} is timed {(latest.time_ms - event.time_ms) / 60000:.1f} min before the {latest.key} "
-                    f"logged at line {latest.line}", path=run.path, line=event.line)
+                    f"logged at line {latest.line}",
+                    path=run.path,
+                    line=event.line,
+                )
                 return
             if event.time_ms > latest.time_ms:
                 latest = event
@@ -139,8 +156,11 @@ def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
     # training goes on while the evaluations wait in their queue, but only so long past run_stop:
     # Habana's v1.0-v3.1 bert logs train 4 evaluation intervals past it; far more means run_stop was moved
     cadence = max((later - earlier for earlier, later in zip(times, times[1:])), default=0)
-    if any(isinstance(e.time_ms, (int, float)) and e.time_ms - stop_ms > DEFERRED_INTERVALS * cadence + BACKWARDS_TOLERANCE_MS
-           for e in events[1:first]):
+    if any(
+        isinstance(e.time_ms, (int, float))
+        and e.time_ms - stop_ms > DEFERRED_INTERVALS * cadence + BACKWARDS_TOLERANCE_MS
+        for e in events[1:first]
+    ):
         return set()
     return set(range(first, len(events)))
 
@@ -202,7 +222,10 @@ class StopBeforeTarget(Rule):
         if reached is not None and reached.time_ms > stop.time_ms + STOP_TOLERANCE_MS:
             yield self.finding(
                 f"the target is first reached at line {reached.line}, {(reached.time_ms - stop.time_ms) / 60000:.1f} min "
-                f"after run_stop: time-to-train is short by that much", path=run.path, line=stop.line)
+                f"after run_stop: time-to-train is short by that much",
+                path=run.path,
+                line=stop.line,
+            )
 
     def _trained_after_stop(self, run: Run, stop: LogEvent, field: tuple[str, str] | None) -> Iterable[Finding]:
         """An offline evaluator's own record of when the winning checkpoint was trained, against run_stop."""
@@ -218,7 +241,9 @@ class StopBeforeTarget(Rule):
                 f"the {field[0]} at line {record.line} says the model that reached the target was trained "
                 f"{record.meta(field[1]) / 60:.1f} min after run_start, run_stop is {(stop.time_ms - start.time_ms) / 60000:.1f} "
                 f"min after it: time-to-train is short by {(trained_ms - stop.time_ms) / 60000:.1f} min",
-                path=run.path, line=stop.line)
+                path=run.path,
+                line=stop.line,
+            )
 
 
 def _number(value: Any) -> bool:
@@ -258,17 +283,23 @@ class EventsAfterStop(Rule):
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         stop_ms = run.events[stop].time_ms
         before_ms = run.events[stop - 1].time_ms if stop > 0 else None
-        late = [e for e in run.events[stop + 1:]
-                if e.key in WORK_KEYS and not (offline and e.key in EVAL_KEYS)
-                and not _flushed_late(e, stop_ms, before_ms)]
+        late = [
+            e
+            for e in run.events[stop + 1 :]
+            if e.key in WORK_KEYS and not (offline and e.key in EVAL_KEYS) and not _flushed_late(e, stop_ms, before_ms)
+        ]
         if late:
             keys = ", ".join(sorted({e.key for e in late}))
             if {e.key for e in late} <= LOOP_TAIL:
                 # the unet3d reference loop opens its next block at run_stop's millisecond, then breaks:
                 # training that cannot change the converged result, on every v4.0 unet3d log
-                yield self.finding(f"{len(late)} record(s) after run_stop ({keys}): the training loop's last "
-                                   "block, no evaluation; the time-to-train is unaffected", path=run.path,
-                                   line=late[0].line, severity=Severity.INFO)
+                yield self.finding(
+                    f"{len(late)} record(s) after run_stop ({keys}): the training loop's last "
+                    "block, no evaluation; the time-to-train is unaffected",
+                    path=run.path,
+                    line=late[0].line,
+                    severity=Severity.INFO,
+                )
             else:
                 yield self.finding(f"{len(late)} record(s) after run_stop ({keys})", path=run.path, line=late[0].line)
 
@@ -282,7 +313,7 @@ def _flushed_late(event: Any, stop_ms: Any, before_ms: Any) -> bool:
         return False
     if event.key == "cache_clear":
         return event.time_ms <= stop_ms
-    return (isinstance(before_ms, (int, float)) and before_ms <= event.time_ms <= stop_ms)
+    return isinstance(before_ms, (int, float)) and before_ms <= event.time_ms <= stop_ms
 
 
 def fingerprint(run: Run) -> tuple[Any, ...] | None:
@@ -291,9 +322,14 @@ def fingerprint(run: Run) -> tuple[Any, ...] | None:
     evaluations = run.all("eval_accuracy")
     if start is None or len(evaluations) < 2:
         return None
-    return tuple((repr(e.value),  # repr: hashable whatever the log holds (a list, a dict)
-                  tuple(sorted((k, repr(v)) for k, v in e.metadata.items() if k not in ("file", "lineno"))),
-                  round(e.time_ms - start.time_ms)) for e in evaluations)
+    return tuple(
+        (
+            repr(e.value),  # repr: hashable whatever the log holds (a list, a dict)
+            tuple(sorted((k, repr(v)) for k, v in e.metadata.items() if k not in ("file", "lineno"))),
+            round(e.time_ms - start.time_ms),
+        )
+        for e in evaluations
+    )
 
 
 class ClonedRun(Rule):
@@ -327,8 +363,11 @@ class ClonedRun(Rule):
                 first = seen[key]
                 seeds = (first.value("seed"), run.value("seed"))
                 detail = f"seeds {seeds[0]} and {seeds[1]}" if seeds[0] != seeds[1] else f"the same seed {seeds[0]}"
-                yield self.finding(f"{run.name} repeats {first.name}: {len(key)} evaluations with the same values and "
-                                   f"timing ({detail})", path=run.path)
+                yield self.finding(
+                    f"{run.name} repeats {first.name}: {len(key)} evaluations with the same values and "
+                    f"timing ({detail})",
+                    path=run.path,
+                )
             else:
                 seen[key] = run
 
@@ -363,8 +402,12 @@ class EvalCadence(Rule):
         for event in run.all("eval_accuracy"):
             point = event.meta(rule[0])
             if isinstance(point, (int, float)) and not isinstance(point, bool) and point % step:
-                yield self.finding(f"{rule[0]} {_shown(point)} is not a multiple of {_shown(step)} (global_batch_size {_shown(batch)}"
-                                   f"{' x 2048 tokens' if rule[1] > 1 else ''})", path=run.path, line=event.line)
+                yield self.finding(
+                    f"{rule[0]} {_shown(point)} is not a multiple of {_shown(step)} (global_batch_size {_shown(batch)}"
+                    f"{' x 2048 tokens' if rule[1] > 1 else ''})",
+                    path=run.path,
+                    line=event.line,
+                )
                 return
 
 
@@ -406,13 +449,23 @@ class PlatformMismatch(Rule):
             logged = hardware.family_of_text(event.value) if event is not None else None
             if event is not None and logged is not None and logged != described:
                 assert description is not None  # `described` comes from it
-                yield self.finding(f"submission_platform {event.value!r} names {logged}, the system description "
-                                   f"{description.get('accelerator_model_name')!r}", path=run.path, line=event.line)
+                yield self.finding(
+                    f"submission_platform {event.value!r} names {logged}, the system description "
+                    f"{description.get('accelerator_model_name')!r}",
+                    path=run.path,
+                    line=event.line,
+                )
                 return
 
 
-RULES: list[type[Rule]] = [TimeGoesBackwards, StopBeforeTarget, EventsAfterStop, ClonedRun, EvalCadence,
-                           PlatformMismatch]
+RULES: list[type[Rule]] = [
+    TimeGoesBackwards,
+    StopBeforeTarget,
+    EventsAfterStop,
+    ClonedRun,
+    EvalCadence,
+    PlatformMismatch,
+]
 
 
 @hookimpl

@@ -71,7 +71,7 @@ class RunStartMissing(_KeyMissing):
     summary = "The log has no run_start."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:run_start:REQ')
+    covers = official_codes("common:run_start:REQ")
     fails_run = True
     key = "run_start"
     consequence = "the run has no time-to-train"
@@ -96,7 +96,7 @@ class RunStartRepeated(_KeyRepeated):
     summary = "The log has more than one run_start."
     severity = Severity.WARNING
     scope = "run"
-    covers = official_codes('common:run_start:REPEATED')
+    covers = official_codes("common:run_start:REPEATED")
     key = "run_start"
 
 
@@ -119,7 +119,7 @@ class RunStopMissing(_KeyMissing):
     summary = "The log has no run_stop."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:run_stop:REQ')
+    covers = official_codes("common:run_stop:REQ")
     fails_run = True
     key = "run_stop"
     consequence = "the run never ended"
@@ -143,7 +143,7 @@ class RunStopRepeated(_KeyRepeated):
     summary = "The log has more than one run_stop."
     severity = Severity.WARNING
     scope = "run"
-    covers = official_codes('common:run_stop:REPEATED')
+    covers = official_codes("common:run_stop:REPEATED")
     key = "run_stop"
 
 
@@ -169,7 +169,13 @@ class InitOrder(Rule):
     summary = "init_start, init_stop and run_start are missing or out of order."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:init_start:REQ', 'common:init_stop:REQ', 'common:init_stop:REPEATED', 'common:run_start:CHECK', 'common:init_start:CHECK')
+    covers = official_codes(
+        "common:init_start:REQ",
+        "common:init_stop:REQ",
+        "common:init_stop:REPEATED",
+        "common:run_start:CHECK",
+        "common:init_start:CHECK",
+    )
     fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
@@ -197,9 +203,7 @@ class InitOrder(Rule):
                 line=late[0].line,
             )
         if starts and stop.time_ms < min(e.time_ms for e in starts):
-            yield self.finding(
-                "init_stop is timed before the first init_start", path=run.path, line=stop.line
-            )
+            yield self.finding("init_stop is timed before the first init_start", path=run.path, line=stop.line)
         if run_start is not None:
             if run_start.line < stop.line:
                 yield self.finding(
@@ -233,7 +237,7 @@ class RunStopStatusMissing(Rule):
     summary = "run_stop has no status."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:run_stop:CHECK')
+    covers = official_codes("common:run_stop:CHECK")
     fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
@@ -295,7 +299,7 @@ class RunStopBeforeStart(Rule):
     summary = "run_stop precedes run_start (negative time-to-train)."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:run_stop:CHECK')
+    covers = official_codes("common:run_stop:CHECK")
     fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
@@ -336,7 +340,7 @@ class TrainingBeforeRunStart(Rule):
     summary = "Training is logged before run_start."
     severity = Severity.ERROR
     scope = "run"
-    covers = official_codes('common:block_start:CHECK')
+    covers = official_codes("common:block_start:CHECK")
     fails_run = True
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
@@ -412,12 +416,19 @@ class IntervalPairing(Rule):
             # one finding per problem and file: a logger that never pairs its intervals does so thousands of times
             if nested:
                 event, earlier = nested[0]
-                yield self.finding(f"{kind}_start at line {event.line} while the {kind} started at line "
-                                   f"{earlier.line} is still open{_more(nested)}", path=run.path, line=event.line)
+                yield self.finding(
+                    f"{kind}_start at line {event.line} while the {kind} started at line "
+                    f"{earlier.line} is still open{_more(nested)}",
+                    path=run.path,
+                    line=event.line,
+                )
             if unopened:
                 event = unopened[0]
-                yield self.finding(f"{kind}_stop at line {event.line} without a {kind}_start{_more(unopened)}",
-                                   path=run.path, line=event.line)
+                yield self.finding(
+                    f"{kind}_stop at line {event.line} without a {kind}_start{_more(unopened)}",
+                    path=run.path,
+                    line=event.line,
+                )
 
 
 def _more(found: list[Any]) -> str:

@@ -219,8 +219,10 @@ class ScalingJsonInvalid(IssueRule):
         yield from super().check(result, context)
         if result.scaling is not None:
             for error in schemas.errors("scaling.schema.json", result.scaling):
-                yield self.finding(f"scaling.json: {schemas.field_of(error)}: {schemas.describe(error)}",
-                                   path=f"{result.path}/scaling.json")
+                yield self.finding(
+                    f"scaling.json: {schemas.field_of(error)}: {schemas.describe(error)}",
+                    path=f"{result.path}/scaling.json",
+                )
 
 
 class BadName(IssueRule):
@@ -249,8 +251,13 @@ class BadName(IssueRule):
     def check(self, target: Any, context: CheckContext) -> Iterable[Finding]:
         later = later_check("file-names-checked", context.ruleset)
         for finding in super().check(target, context):
-            yield finding if later is None else dataclasses.replace(
-                finding, severity=Severity.INFO, message=f"{finding.message}; {later.note(context.ruleset)}")
+            yield (
+                finding
+                if later is None
+                else dataclasses.replace(
+                    finding, severity=Severity.INFO, message=f"{finding.message}; {later.note(context.ruleset)}"
+                )
+            )
 
 
 class FileTooBig(IssueRule):
@@ -342,14 +349,18 @@ class RulesetMismatch(Rule):
             return
         if named not in inference.fits:
             unknown = sorted({f.benchmark for f in tree.benchmark_folders} - set(rulesets.get(named).benchmarks))
-            yield self.finding(f"{named} does not allow the package's benchmark folder(s) {', '.join(unknown)}; "
-                               f"{inference.ruleset} fits: {inference.reason}",
-                               hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.")
+            yield self.finding(
+                f"{named} does not allow the package's benchmark folder(s) {', '.join(unknown)}; "
+                f"{inference.ruleset} fits: {inference.reason}",
+                hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.",
+            )
         elif inference.dated is not None and not rulesets.within(inference.dated, named):
-            yield self.finding(f"the newest run was logged on {inference.dated}, outside {named}'s window "
-                               f"({rulesets.window_text(named)}); {inference.ruleset} fits: {inference.reason}",
-                               severity=Severity.WARNING,
-                               hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.")
+            yield self.finding(
+                f"the newest run was logged on {inference.dated}, outside {named}'s window "
+                f"({rulesets.window_text(named)}); {inference.ruleset} fits: {inference.reason}",
+                severity=Severity.WARNING,
+                hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.",
+            )
 
 
 class BenchmarkNameMismatch(Rule):
@@ -480,7 +491,8 @@ class SystemDescriptionMissing(Rule):
             if name not in described:
                 yield self.finding(
                     f"no systems/{name}.json describes the system of results/{name}/",
-                    path=submission.path_of(f"results/{name}") if context.tree.kind is not TargetKind.SYSTEM
+                    path=submission.path_of(f"results/{name}")
+                    if context.tree.kind is not TargetKind.SYSTEM
                     else submission.path,
                 )
 
@@ -502,9 +514,12 @@ def directive_in_force(result: BenchmarkResult, directive: str | None, option: s
     script (spelled as the round spells it, on a newline-terminated line: the script's `read` drops the
     last one), is in force for the folder."""
     flag = rulesets.checker_flag(option, ruleset)
-    return any((params.level == "submitter" and line == flag and line in params.official)
-               or (params.level != "submitter" and line == directive)
-               for params in result.folder.params for _, line in params.lines)
+    return any(
+        (params.level == "submitter" and line == flag and line in params.official)
+        or (params.level != "submitter" and line == directive)
+        for params in result.folder.params
+        for _, line in params.lines
+    )
 
 
 def bypasses(level: str, ruleset: str) -> set[str]:
@@ -544,11 +559,14 @@ class BypassInForce(Rule):
             for _, directive in params.lines:
                 if directive not in bypasses(params.level, context.ruleset):
                     continue
-                official = "" if directive in params.official else (
-                    " (the official checker ignores it: it compares lines with their newline)"
+                official = (
+                    ""
+                    if directive in params.official
+                    else (" (the official checker ignores it: it compares lines with their newline)")
                 )
-                yield self.finding(f"{directive} in force for {result.benchmark} ({params.level} level){official}",
-                                   path=params.path)
+                yield self.finding(
+                    f"{directive} in force for {result.benchmark} ({params.level} level){official}", path=params.path
+                )
 
 
 class UnknownDirective(Rule):
@@ -614,8 +632,9 @@ class TooManyFailedRuns(Rule):
 
 
 TOLERATED = " [tolerated: the only non-compliant run of this benchmark; olympic scoring drops it]"
-TOLERATED_UNFINISHED = (" [tolerated: the run did not converge, the only failed run of this benchmark; olympic "
-                        "scoring drops it]")
+TOLERATED_UNFINISHED = (
+    " [tolerated: the run did not converge, the only failed run of this benchmark; olympic scoring drops it]"
+)
 #: Findings that say a run ended without converging: its run_stop status is not success (EVT007). A
 #: log without run_stop (EVT003) may be a crash or a truncated file: that stays a warning.
 UNFINISHED = {"EVT007"}
@@ -656,23 +675,46 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
                 unfinished = any(findings[index].rule in UNFINISHED for index in indexes)
                 for index in indexes:
                     findings[index] = dataclasses.replace(
-                        findings[index], severity=Severity.INFO if unfinished else Severity.WARNING,
+                        findings[index],
+                        severity=Severity.INFO if unfinished else Severity.WARNING,
                         message=findings[index].message + (TOLERATED_UNFINISHED if unfinished else TOLERATED),
                     )
         elif report_too_many:
             names = ", ".join(path.rsplit("/", 1)[-1] for path in sorted(runs, key=natural_key))
-            findings.append(dataclasses.replace(
-                rule.finding(f"{len(runs)} runs do not comply ({names}); olympic scoring tolerates "
-                             f"{rulesets.get(context.ruleset).olympic_drop(sample.benchmark or '')}", path=folder),
-                submitter=sample.submitter, system=sample.system, benchmark=sample.benchmark,
-            ))
+            findings.append(
+                dataclasses.replace(
+                    rule.finding(
+                        f"{len(runs)} runs do not comply ({names}); olympic scoring tolerates "
+                        f"{rulesets.get(context.ruleset).olympic_drop(sample.benchmark or '')}",
+                        path=folder,
+                    ),
+                    submitter=sample.submitter,
+                    system=sample.system,
+                    benchmark=sample.benchmark,
+                )
+            )
 
 
 RULES: list[type[Rule]] = [
-    RulesetMismatch, UnreadableFolder, SpecialFile, BrokenLink, LinkedFolder, LinkOutsidePath, NotASubmission, SubmissionFolderAtRoot,
+    RulesetMismatch,
+    UnreadableFolder,
+    SpecialFile,
+    BrokenLink,
+    LinkedFolder,
+    LinkOutsidePath,
+    NotASubmission,
+    SubmissionFolderAtRoot,
     ScalingJsonInvalid,
-    UnknownBenchmarkFolder, BenchmarkNameMismatch, RunCount, UnknownFile, SystemDescriptionMissing, BadName, FileTooBig, BypassInForce,
-    UnknownDirective, TooManyFailedRuns,
+    UnknownBenchmarkFolder,
+    BenchmarkNameMismatch,
+    RunCount,
+    UnknownFile,
+    SystemDescriptionMissing,
+    BadName,
+    FileTooBig,
+    BypassInForce,
+    UnknownDirective,
+    TooManyFailedRuns,
 ]
 
 

@@ -75,16 +75,24 @@ class UnknownAccelerator(Rule):
         accelerator = hardware.match(name)
         line = system.field_lines.get("accelerator_model_name")
         if accelerator is None:
-            yield self.finding(f"accelerator {name!r} is not in the hardware reference: utilisation is not checked",
-                               path=system.path, line=line)
+            yield self.finding(
+                f"accelerator {name!r} is not in the hardware reference: utilisation is not checked",
+                path=system.path,
+                line=line,
+            )
         elif accelerator.best_peak_tflops is None:
-            yield self.finding(f"{accelerator.model} has no sourced peak figure: utilisation is not checked",
-                               path=system.path, line=line)
+            yield self.finding(
+                f"{accelerator.model} has no sourced peak figure: utilisation is not checked",
+                path=system.path,
+                line=line,
+            )
 
 
 #: Said when only a BF16 peak is sourced: a run in FP8 or INT8 may use up to twice that.
-UNKNOWN_LOW_PRECISION = ("no FP8 or INT8 peak is sourced for this accelerator, so its best peak may be understated "
-                         "(a run in FP8 can reach twice the BF16 peak)")
+UNKNOWN_LOW_PRECISION = (
+    "no FP8 or INT8 peak is sourced for this accelerator, so its best peak may be understated "
+    "(a run in FP8 can reach twice the BF16 peak)"
+)
 
 
 class _UtilisationRule(Rule):
@@ -109,9 +117,11 @@ class _UtilisationRule(Rule):
     def explain_measure(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
         model = hardware.WORK[benchmark]
         achieved = value * float(hardware_text.rsplit("peak ", 1)[1].split(" ")[0])
-        return (f"{work.run.name}: {work.units:,.0f} {model.unit}s x {model.flops_per_unit:.3g} FLOP in "
-                f"{work.minutes:.2f} min on {hardware_text}: {achieved:,.0f} TFLOP/s per accelerator, "
-                f"{value:.0%} of peak")
+        return (
+            f"{work.run.name}: {work.units:,.0f} {model.unit}s x {model.flops_per_unit:.3g} FLOP in "
+            f"{work.minutes:.2f} min on {hardware_text}: {achieved:,.0f} TFLOP/s per accelerator, "
+            f"{value:.0%} of peak"
+        )
 
 
 class UtilisationImpossible(_UtilisationRule):
@@ -142,11 +152,17 @@ class UtilisationImpossible(_UtilisationRule):
         measured = self.measured(result, context)
         if measured and result.benchmark in EXACT_WORK and measured[0] > 1.0:
             if self.peak_known(result, context):
-                yield self.finding(f"impossible utilisation: {self.explain_measure(*measured, result.benchmark)}",
-                                   path=measured[1].run.path)
+                yield self.finding(
+                    f"impossible utilisation: {self.explain_measure(*measured, result.benchmark)}",
+                    path=measured[1].run.path,
+                )
             else:
-                yield self.finding(f"above the BF16 peak: {self.explain_measure(*measured, result.benchmark)}; "
-                                   f"{UNKNOWN_LOW_PRECISION}", path=measured[1].run.path, severity=Severity.WARNING)
+                yield self.finding(
+                    f"above the BF16 peak: {self.explain_measure(*measured, result.benchmark)}; "
+                    f"{UNKNOWN_LOW_PRECISION}",
+                    path=measured[1].run.path,
+                    severity=Severity.WARNING,
+                )
 
 
 class UtilisationSuspicious(_UtilisationRule):
@@ -182,10 +198,13 @@ class UtilisationSuspicious(_UtilisationRule):
         if measured[0] > ceiling and not impossible:
             known = self.peak_known(result, context)
             exact = result.benchmark in EXACT_WORK
-            yield self.finding(f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}"
-                               + ("" if known else f"; {UNKNOWN_LOW_PRECISION}")
-                               + ("" if exact else f"; {result.benchmark}'s work is an upper bound, so this is no evidence"),
-                               path=measured[1].run.path, severity=None if known and exact else Severity.INFO)
+            yield self.finding(
+                f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}"
+                + ("" if known else f"; {UNKNOWN_LOW_PRECISION}")
+                + ("" if exact else f"; {result.benchmark}'s work is an upper bound, so this is no evidence"),
+                path=measured[1].run.path,
+                severity=None if known and exact else Severity.INFO,
+            )
 
 
 class ThroughputMismatch(Rule):
@@ -214,15 +233,20 @@ class ThroughputMismatch(Rule):
         if result.benchmark not in SAMPLE_UNITS:
             return
         for work in run_work(result, context.ruleset.split("-", 1)[1]):
-            logged = [e.value["throughput"] for e in work.run.all("tracked_stats")
-                      if isinstance(e.value, dict) and isinstance(e.value.get("throughput"), (int, float))]
+            logged = [
+                e.value["throughput"]
+                for e in work.run.all("tracked_stats")
+                if isinstance(e.value, dict) and isinstance(e.value.get("throughput"), (int, float))
+            ]
             if not logged:
                 continue
             ratio = (work.units / (work.minutes * 60)) / statistics.median(logged)
             if ratio > THROUGHPUT_TOLERANCE:
                 yield self.finding(
                     f"{work.units:,.0f} samples in {work.minutes:.2f} min is {ratio:.2f}x the throughput the run logs "
-                    f"({statistics.median(logged):,.2f} samples/s)", path=work.run.path)
+                    f"({statistics.median(logged):,.2f} samples/s)",
+                    path=work.run.path,
+                )
 
 
 class RateOutlier(Rule):
@@ -253,8 +277,11 @@ class RateOutlier(Rule):
         for work in works:
             others = statistics.median(w.rate for w in works if w is not work)
             if work.rate > RATE_OUTLIER * others:
-                yield self.finding(f"{work.rate:,.4g} units/min, {work.rate / others:.2f}x the median of the other runs "
-                                   f"({others:,.4g})", path=work.run.path)
+                yield self.finding(
+                    f"{work.rate:,.4g} units/min, {work.rate / others:.2f}x the median of the other runs "
+                    f"({others:,.4g})",
+                    path=work.run.path,
+                )
 
 
 class SuperlinearScaling(Rule):
@@ -288,12 +315,15 @@ class SuperlinearScaling(Rule):
         for (submitter, benchmark, model), entries in sorted(groups.items()):
             entries.sort()
             for small, large in zip(entries, entries[1:]):
-                margin = SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
+                margin = (
+                    SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
+                )
                 if large[0] > small[0] and large[1] > margin * small[1]:
                     yield self.finding(
                         f"{benchmark} on {large[0]} x {model} does {large[1] / small[1]:.2f}x the work per accelerator "
-                        f"of {small[0]} x {model} ({small[2]})", path=large[2])
-
+                        f"of {small[0]} x {model} ({small[2]})",
+                        path=large[2],
+                    )
 
     @staticmethod
     def same_chassis(submitter: str, small: str, large: str, context: CheckContext) -> bool:
@@ -302,8 +332,11 @@ class SuperlinearScaling(Rule):
             description = context.system_description(submitter, parts[-2]) if len(parts) >= 2 else None
             if description is None:
                 return None
-            return (str(description.get("accelerators_per_node")).strip(),
-                    str(description.get("host_processor_model_name")).strip().lower())
+            return (
+                str(description.get("accelerators_per_node")).strip(),
+                str(description.get("host_processor_model_name")).strip().lower(),
+            )
+
         return chassis(small) is not None and chassis(small) == chassis(large)
 
 
@@ -321,7 +354,17 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
     rates = sorted(w.rate for w in run_work(result, context.ruleset.split("-", 1)[1]))
     if len(rates) >= 3:
         middle = rates[1:-1]
-        context.publish(RATES, (result.submitter, result.benchmark, accelerator.model, count, sum(middle) / len(middle) / count, result.path))
+        context.publish(
+            RATES,
+            (
+                result.submitter,
+                result.benchmark,
+                accelerator.model,
+                count,
+                sum(middle) / len(middle) / count,
+                result.path,
+            ),
+        )
 
 
 def best_of(scores: Iterable[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
@@ -360,17 +403,27 @@ class CrossResultSpeedup(Rule):
             if new is None or old is None:
                 continue
             rate_new, rate_old = new.work_rate, old.work_rate
-            bound, basis = hardware.speedup_bound(new.system_info.get("accelerator_model_name", ""),
-                                                  old.system_info.get("accelerator_model_name", ""),
-                                                  hardware.SOFTWARE_ACROSS_ROUNDS)
+            bound, basis = hardware.speedup_bound(
+                new.system_info.get("accelerator_model_name", ""),
+                old.system_info.get("accelerator_model_name", ""),
+                hardware.SOFTWARE_ACROSS_ROUNDS,
+            )
             if rate_new and rate_old and bound is not None and rate_new / rate_old > bound:
                 yield self.finding(
                     f"{benchmark}: {new.submitter}/{new.system} is {rate_new / rate_old:.2f}x faster per accelerator "
-                    f"than the baseline {old.submitter}/{old.system}, above what the hardware supports ({basis})")
+                    f"than the baseline {old.submitter}/{old.system}, above what the hardware supports ({basis})"
+                )
 
 
-RULES: list[type[Rule]] = [UnknownAccelerator, UtilisationImpossible, UtilisationSuspicious, ThroughputMismatch,
-                           RateOutlier, SuperlinearScaling, CrossResultSpeedup]
+RULES: list[type[Rule]] = [
+    UnknownAccelerator,
+    UtilisationImpossible,
+    UtilisationSuspicious,
+    ThroughputMismatch,
+    RateOutlier,
+    SuperlinearScaling,
+    CrossResultSpeedup,
+]
 
 
 @hookimpl

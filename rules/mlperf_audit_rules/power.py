@@ -91,24 +91,33 @@ class PowerFileNames(_PowerRule):
                 for name in names:
                     match = _INDEX.match(name)
                     if match is None or match.group(1) != kind:
-                        yield self.finding(f"{name!r} is not named {kind}_<number>", path=f"{result.path}/power/{run}/{name}")
+                        yield self.finding(
+                            f"{name!r} is not named {kind}_<number>", path=f"{result.path}/power/{run}/{name}"
+                        )
                     else:
                         indexes.append(int(match.group(2)))
                 repeated = sorted(i for i, n in Counter(indexes).items() if n > 1)
                 out_of_range = sorted(i for i in set(indexes) if i >= len(names))
                 if repeated or out_of_range:
-                    detail = "; ".join(part for part in (
-                        f"{kind}_{', '.join(map(str, repeated))} repeated" if repeated else "",
-                        f"{', '.join(f'{kind}_{i}' for i in out_of_range)} beyond {kind}_{len(names) - 1}"
-                        if out_of_range else "") if part)
+                    detail = "; ".join(
+                        part
+                        for part in (
+                            f"{kind}_{', '.join(map(str, repeated))} repeated" if repeated else "",
+                            f"{', '.join(f'{kind}_{i}' for i in out_of_range)} beyond {kind}_{len(names) - 1}"
+                            if out_of_range
+                            else "",
+                        )
+                        if part
+                    )
                     severity = None
                     if not repeated and sorted(indexes) == list(range(1, len(names) + 1)):
                         # numbered 1..N: the energy is the same; the official checker counts plot
                         # files such as nodes_1_to_8.png as node files and so may accept the folder
                         severity = Severity.WARNING
                         detail += " (numbered from 1; the energy does not depend on the numbers)"
-                    yield self.finding(f"{kind} files of {run}: {detail}", path=f"{result.path}/power/{run}",
-                                       severity=severity)
+                    yield self.finding(
+                        f"{kind} files of {run}: {detail}", path=f"{result.path}/power/{run}", severity=severity
+                    )
 
 
 #: Plots and documents beside the measurements (v4.0 Supermicro: `nodes_1_to_8.png`): not
@@ -141,15 +150,18 @@ class PowerCountsDiffer(_PowerRule):
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         for kind in ("node", "sw"):
-            counts = {run: sum(1 for name in files if name.startswith(kind) and not is_plot(name))
-                      for run, files in power.items()}
+            counts = {
+                run: sum(1 for name in files if name.startswith(kind) and not is_plot(name))
+                for run, files in power.items()
+            }
             if not counts:
                 continue
             usual = Counter(counts.values()).most_common(1)[0][0]
             for run, count in sorted(counts.items()):
                 if count != usual:
-                    yield self.finding(f"{run} has {count} {kind} file(s), the other runs {usual}",
-                                       path=f"{result.path}/power/{run}")
+                    yield self.finding(
+                        f"{run} has {count} {kind} file(s), the other runs {usual}", path=f"{result.path}/power/{run}"
+                    )
 
 
 class PowerUnknownFile(_PowerRule):
@@ -174,10 +186,15 @@ class PowerUnknownFile(_PowerRule):
         for run, files in sorted(power.items()):
             for name in files:
                 if is_plot(name):
-                    yield self.finding(f"plot {name!r} in power/{run} is not a measurement and is ignored",
-                                       path=f"{result.path}/power/{run}/{name}", severity=Severity.INFO)
+                    yield self.finding(
+                        f"plot {name!r} in power/{run} is not a measurement and is ignored",
+                        path=f"{result.path}/power/{run}/{name}",
+                        severity=Severity.INFO,
+                    )
                 elif not name.startswith(("node", "sw")):
-                    yield self.finding(f"unexpected file {name!r} in power/{run}", path=f"{result.path}/power/{run}/{name}")
+                    yield self.finding(
+                        f"unexpected file {name!r} in power/{run}", path=f"{result.path}/power/{run}/{name}"
+                    )
 
 
 RULES: list[type[Rule]] = [PowerRunMissing, PowerFileNames, PowerCountsDiffer, PowerUnknownFile]

@@ -42,8 +42,16 @@ BYPASS = "rcp-bypass"
 #: Benchmark folders the official package checker runs no RCP check on (`benchmark != 'minigo'`).
 NO_RCP_CHECK = {"minigo"}
 #: Benchmarks whose convergence point is `samples_count` (mirrors `read_submission_file`).
-SAMPLES_BENCHMARKS = {"llama2_70b_lora", "flux1", "llama31_405b", "llama31_8b", "gpt_oss_20b", "deepseekv3_671b",
-                      "qwen35_397b_grpo", "dlrmv4"}
+SAMPLES_BENCHMARKS = {
+    "llama2_70b_lora",
+    "flux1",
+    "llama31_405b",
+    "llama31_8b",
+    "gpt_oss_20b",
+    "deepseekv3_671b",
+    "qwen35_397b_grpo",
+    "dlrmv4",
+}
 SD_FID_MAX, SD_CLIP_MIN = 90.0, 0.15  # hard-coded in the official reader too
 #: A reference whose minimum acceptable mean is below this share of its mean accepts almost anything.
 DEGENERATE_SHARE = 0.5
@@ -101,7 +109,9 @@ def run_convergence(run: Run, version: str, train_samples: bool = False) -> RunC
             if event.key == "run_stop":
                 if event.metadata["status"] == "success":
                     if benchmark == "stable_diffusion":
-                        passing = [step for step, r in sd_evals.items() if r["FID"] <= SD_FID_MAX and r["CLIP"] >= SD_CLIP_MIN]
+                        passing = [
+                            step for step, r in sd_evals.items() if r["FID"] <= SD_FID_MAX and r["CLIP"] >= SD_CLIP_MIN
+                        ]
                         point = min(passing)
                     if point is None:
                         raise ValueError("no evaluation before run_stop")
@@ -112,7 +122,9 @@ def run_convergence(run: Run, version: str, train_samples: bool = False) -> RunC
                     result = NOT_CONVERGED
     except (KeyError, ValueError, TypeError, OverflowError) as error:
         detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
-        return RunConvergence(run, NOT_CONVERGED, batch_size, benchmark, f"cannot read the convergence point ({detail})")
+        return RunConvergence(
+            run, NOT_CONVERGED, batch_size, benchmark, f"cannot read the convergence point ({detail})"
+        )
     return RunConvergence(run, result, batch_size, benchmark)
 
 
@@ -160,11 +172,14 @@ def reference(version: str, benchmark: str) -> Any:
     shipped = _shipped(version).get("benchmarks", {}).get(benchmark)
     if shipped is None:
         return constructed(version, benchmark)
-    records = {name: {field: np.float64(value) if field in NUMPY_FIELDS else value for field, value in record.items()}
-               for name, record in shipped["records"].items()}
+    records = {
+        name: {field: np.float64(value) if field in NUMPY_FIELDS else value for field, value in record.items()}
+        for name, record in shipped["records"].items()
+    }
     checker = object.__new__(_rcp_checker_module().RCP_Checker)
-    checker.__dict__.update(shipped["state"], rcp_data=records,
-                            pruned_rcp_data={name: records[name] for name in shipped["pruned"]})
+    checker.__dict__.update(
+        shipped["state"], rcp_data=records, pruned_rcp_data={name: records[name] for name in shipped["pruned"]}
+    )
     return checker
 
 
@@ -172,7 +187,9 @@ def reference(version: str, benchmark: str) -> Any:
 def _shipped(version: str) -> dict[str, Any]:
     """The shipped state of a round's checkers ({} when missing or made for another mlperf-logging)."""
     try:
-        text = resources.files("mlperf_audit_rules").joinpath(f"{DATA_FOLDER}/{rulesets.USAGE}-{version}.json").read_text()
+        text = (
+            resources.files("mlperf_audit_rules").joinpath(f"{DATA_FOLDER}/{rulesets.USAGE}-{version}.json").read_text()
+        )
     except OSError:
         return {}
     data: dict[str, Any] = json.loads(text)
@@ -220,8 +237,12 @@ def reference_data(version: str) -> dict[str, Any]:
         if any(pruned[name] is not records.get(name) for name in pruned):
             raise ValueError(f"{version} {benchmark}: the pruned RCPs are no longer the RCP records themselves")
         benchmarks[benchmark] = {"state": _plain(state), "records": _plain(records), "pruned": list(pruned)}
-    return {"generated_by": "python -m mlperf_audit_rules.rcp --write", "mlperf_logging": _mlperf_logging_version(),
-            "ruleset": ruleset.name, "benchmarks": benchmarks}
+    return {
+        "generated_by": "python -m mlperf_audit_rules.rcp --write",
+        "mlperf_logging": _mlperf_logging_version(),
+        "ruleset": ruleset.name,
+        "benchmarks": benchmarks,
+    }
 
 
 def _plain(value: Any, field: str | None = None) -> Any:
@@ -291,11 +312,16 @@ class Verdict:
         if self.record is None or self.mean is None:
             return self.message
         record = self.record
-        source = (f"interpolated between BS {self.interpolated_from[0]} and {self.interpolated_from[1]}"
-                  if self.interpolated_from else f"at BS {record['BS']}")
-        return (f"submission mean {_num(self.mean)} (olympic mean of {len(self.runs)} runs) against the RCP "
-                f"{source}: mean {_num(record['RCP Mean'])}, sd {_num(record['RCP Stdev'])}, minimum allowed "
-                f"{_num(self.minimum)} (max speedup {float(record['Max Speedup']):.4f})")
+        source = (
+            f"interpolated between BS {self.interpolated_from[0]} and {self.interpolated_from[1]}"
+            if self.interpolated_from
+            else f"at BS {record['BS']}"
+        )
+        return (
+            f"submission mean {_num(self.mean)} (olympic mean of {len(self.runs)} runs) against the RCP "
+            f"{source}: mean {_num(record['RCP Mean'])}, sd {_num(record['RCP Stdev'])}, minimum allowed "
+            f"{_num(self.minimum)} (max speedup {float(record['Max Speedup']):.4f})"
+        )
 
 
 def _provisional(result: BenchmarkResult, context: CheckContext) -> str:
@@ -314,8 +340,11 @@ def _num(value: Any) -> str:
 def convergences(result: BenchmarkResult, version: str, train_samples: bool = False) -> list[RunConvergence]:
     """Every run's convergence point in the unit the RCP check reads: bert in training samples where
     the submitter's flags ask for it or where its epoch_num never progresses."""
-    train_samples = train_samples or train_samples_in_force(result, f"{rulesets.USAGE}-{version}") or (
-        tuple(map(int, version.split("."))) < (2, 0, 0) and _epochs_do_not_progress(result))
+    train_samples = (
+        train_samples
+        or train_samples_in_force(result, f"{rulesets.USAGE}-{version}")
+        or (tuple(map(int, version.split("."))) < (2, 0, 0) and _epochs_do_not_progress(result))
+    )
     return [run_convergence(run, version, train_samples) for run in result.runs]
 
 
@@ -342,7 +371,7 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, train_samples:
         return Verdict(TOO_FEW_RUNS, False, batch_size=batch_size, runs=runs)
     checker = reference(version, benchmark)
     points = sorted(r.point for r in runs)
-    mean = float(np.mean(points[drop:len(points) - drop]))
+    mean = float(np.mean(points[drop : len(points) - drop]))
     verdict = Verdict("", False, batch_size=batch_size, runs=runs, mean=mean)
     record = checker._find_rcp(batch_size, "pruned_rcps")
     if record is not None:
@@ -359,8 +388,11 @@ def evaluate(result: BenchmarkResult, version: str, bypass: bool, train_samples:
             verdict.message = f"Missing RCP, please submit RCP with BS = {batch_size}"
         elif high is not None:
             _judge(verdict, checker, checker._find_min_rcp("pruned_rcps"), version, benchmark)
-            verdict.message = ("RCP not found but slower convergence on smaller batch size" if verdict.passed
-                               else f"Missing RCP, please submit RCP with BS = {batch_size}")
+            verdict.message = (
+                "RCP not found but slower convergence on smaller batch size"
+                if verdict.passed
+                else f"Missing RCP, please submit RCP with BS = {batch_size}"
+            )
         else:
             verdict.message = "Cannot find any RCPs"
     bypassable = verdict.message in ("RCP found", "RCP Interpolation") or verdict.message.startswith("Missing RCP")
@@ -459,8 +491,10 @@ class RcpFailed(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if not verdict.passed and verdict.message in ("RCP found", "RCP Interpolation"):
-            yield self.finding(f"RCP test failed ({verdict.message}): {verdict.describe()}"
-                               f"{_provisional(result, context)}", path=result.path)
+            yield self.finding(
+                f"RCP test failed ({verdict.message}): {verdict.describe()}{_provisional(result, context)}",
+                path=result.path,
+            )
 
 
 class InsufficientConvergence(_RcpRule):
@@ -511,8 +545,11 @@ class BatchSizeUndetected(_RcpRule):
         if verdict.message == "Could not detect global_batch_size":
             sizes = sorted({"none" if r.batch_size == -1 else _shown(r.batch_size) for r in verdict.runs})
             names = sorted({_shown(r.benchmark) for r in verdict.runs})
-            yield self.finding(f"the runs log global_batch_size {', '.join(sizes)} and submission_benchmark "
-                               f"{', '.join(names)}; one value of each is required", path=result.path)
+            yield self.finding(
+                f"the runs log global_batch_size {', '.join(sizes)} and submission_benchmark "
+                f"{', '.join(names)}; one value of each is required",
+                path=result.path,
+            )
 
 
 class MissingRcp(_RcpRule):
@@ -559,7 +596,9 @@ class NoRcps(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if verdict.message == "Cannot find any RCPs":
-            yield self.finding(f"no RCPs for {_shown(verdict.runs[0].benchmark)} in {context.ruleset}", path=result.path)
+            yield self.finding(
+                f"no RCPs for {_shown(verdict.runs[0].benchmark)} in {context.ruleset}", path=result.path
+            )
 
 
 class RcpBypassed(_RcpRule):
@@ -582,8 +621,10 @@ class RcpBypassed(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if verdict.bypassed:
-            yield self.finding(f"RCP test failed ({verdict.message}) but passes with rcp-bypass: "
-                               f"{verdict.describe()}", path=result.path)
+            yield self.finding(
+                f"RCP test failed ({verdict.message}) but passes with rcp-bypass: {verdict.describe()}",
+                path=result.path,
+            )
 
 
 class RcpVerdict(_RcpRule):
@@ -608,10 +649,15 @@ class RcpVerdict(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if verdict.passed and not verdict.bypassed:
-            scaled = (f"; time-to-train is scaled by {verdict.scaling_factor:.6f}" if verdict.scaling_factor > 1
-                      else "; no scaling")
-            yield self.finding(f"RCP test passed ({verdict.message}): {verdict.describe()}{scaled}"
-                               f"{_provisional(result, context)}", path=result.path)
+            scaled = (
+                f"; time-to-train is scaled by {verdict.scaling_factor:.6f}"
+                if verdict.scaling_factor > 1
+                else "; no scaling"
+            )
+            yield self.finding(
+                f"RCP test passed ({verdict.message}): {verdict.describe()}{scaled}{_provisional(result, context)}",
+                path=result.path,
+            )
 
 
 class ScalingJsonMismatch(_RcpRule):
@@ -724,13 +770,26 @@ class RcpUncheckable(_RcpRule):
 
     def judge(self, result: BenchmarkResult, verdict: Verdict, context: CheckContext) -> Iterable[Finding]:
         if verdict.message == NO_RUN_COUNT:
-            yield self.finding(f"the pinned RCP checker has RCPs for {verdict.runs[0].benchmark!r} in {context.ruleset} "
-                               "but no run count for it (it raises KeyError): convergence not checked",
-                               path=result.path)
+            yield self.finding(
+                f"the pinned RCP checker has RCPs for {verdict.runs[0].benchmark!r} in {context.ruleset} "
+                "but no run count for it (it raises KeyError): convergence not checked",
+                path=result.path,
+            )
 
 
-RULES: list[type[Rule]] = [RcpFailed, InsufficientConvergence, BatchSizeUndetected, MissingRcp, NoRcps, RcpBypassed,
-                           RcpVerdict, ScalingJsonMismatch, DegenerateRcp, ConvergenceUnreadable, RcpUncheckable]
+RULES: list[type[Rule]] = [
+    RcpFailed,
+    InsufficientConvergence,
+    BatchSizeUndetected,
+    MissingRcp,
+    NoRcps,
+    RcpBypassed,
+    RcpVerdict,
+    ScalingJsonMismatch,
+    DegenerateRcp,
+    ConvergenceUnreadable,
+    RcpUncheckable,
+]
 
 
 @hookimpl

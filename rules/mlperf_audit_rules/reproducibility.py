@@ -113,7 +113,9 @@ class NoBenchmarksFolder(Rule):
         if submission.source_dirs == () and submission.benchmarks:
             yield self.finding(
                 f"no benchmarks/ folder: the code behind {len(submission.benchmarks)} result folder(s) cannot be "
-                "checked", path=submission.path_of("benchmarks"))
+                "checked",
+                path=submission.path_of("benchmarks"),
+            )
 
 
 class ImplementationMissing(_TracedRule):
@@ -141,8 +143,11 @@ class ImplementationMissing(_TracedRule):
             return
         submission, benchmark = trace.submission, trace.folder.benchmark
         code = submission.path_of(f"benchmarks/{benchmark}")
-        where = (f"{code}/implementations/ is missing or empty"
-                 if benchmark in (submission.source_dirs or ()) else f"there is no {code}/")
+        where = (
+            f"{code}/implementations/ is missing or empty"
+            if benchmark in (submission.source_dirs or ())
+            else f"there is no {code}/"
+        )
         yield self.finding(f"no implementation for {trace.folder.path}: {where}", path=trace.folder.path)
 
 
@@ -172,10 +177,16 @@ class ImplementationTraced(_TracedRule):
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
         if trace.implementation is None:
             return
-        config = (f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
-                  if trace.config is not None else "no launch configuration for the system")
-        yield self.finding(f"traced to {trace.implementation.path} ({trace.reason}); {config}",
-                           path=trace.folder.path, related=[(trace.implementation.path, None)])
+        config = (
+            f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
+            if trace.config is not None
+            else "no launch configuration for the system"
+        )
+        yield self.finding(
+            f"traced to {trace.implementation.path} ({trace.reason}); {config}",
+            path=trace.folder.path,
+            related=[(trace.implementation.path, None)],
+        )
 
 
 class ImplementationAmbiguous(_TracedRule):
@@ -204,11 +215,16 @@ class ImplementationAmbiguous(_TracedRule):
             yield self.finding(
                 f"{trace.folder.path} fits {trace.implementation.name} and {others} equally well; "
                 f"{trace.implementation.name} (first by name) was checked",
-                path=trace.folder.path, related=[(i.path, None) for i in [trace.implementation, *trace.tied]])
+                path=trace.folder.path,
+                related=[(i.path, None) for i in [trace.implementation, *trace.tied]],
+            )
 
 
-_RUN_WORDS = re.compile(r"\b(run|runs|running|launch|sbatch|srun|docker|podman|enroot|bash|python|torchrun|"
-                        r"mpirun|make)\b", re.IGNORECASE)
+_RUN_WORDS = re.compile(
+    r"\b(run|runs|running|launch|sbatch|srun|docker|podman|enroot|bash|python|torchrun|"
+    r"mpirun|make)\b",
+    re.IGNORECASE,
+)
 
 
 class ReadmeMissing(_ImplementationRule):
@@ -232,8 +248,11 @@ class ReadmeMissing(_ImplementationRule):
     severity = Severity.WARNING
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
-        readmes = [f for f in implementation.files
-                   if "/" not in implementation.relative(f) and sources.README_NAMES.match(implementation.relative(f))]
+        readmes = [
+            f
+            for f in implementation.files
+            if "/" not in implementation.relative(f) and sources.README_NAMES.match(implementation.relative(f))
+        ]
         if not readmes:
             yield self.finding(f"{implementation.path} has no README", path=implementation.path)
             return
@@ -266,8 +285,11 @@ class EnvironmentMissing(_ImplementationRule):
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         names = [f.path.rsplit("/", 1)[-1] for f in implementation.files]
         if not any(sources.DOCKERFILE_NAMES.match(n) or sources.ENVIRONMENT_NAMES.match(n) for n in names):
-            yield self.finding(f"{implementation.path} has no Dockerfile, Containerfile, requirements file or "
-                               "other environment definition", path=implementation.path)
+            yield self.finding(
+                f"{implementation.path} has no Dockerfile, Containerfile, requirements file or "
+                "other environment definition",
+                path=implementation.path,
+            )
 
 
 def dockerfiles(implementation: Implementation) -> list[Any]:
@@ -301,14 +323,18 @@ class BaseImageUnpinned(_ImplementationRule):
                 continue
             for image in sources.base_images(text):
                 if image.image is None:
-                    yield self.finding(f"FROM {image.written}: the base image is a build argument without a "
-                                       "default, so the package does not say which image was used",
-                                       path=entry.path, line=image.line)
+                    yield self.finding(
+                        f"FROM {image.written}: the base image is a build argument without a "
+                        "default, so the package does not say which image was used",
+                        path=entry.path,
+                        line=image.line,
+                    )
                     continue
                 why = sources.unpinned(image.image)
                 if why:
-                    yield self.finding(f"FROM {image.written}: the base image {image.image} {why}",
-                                       path=entry.path, line=image.line)
+                    yield self.finding(
+                        f"FROM {image.written}: the base image {image.image} {why}", path=entry.path, line=image.line
+                    )
 
 
 class SoftwareStackMismatch(_TracedRule):
@@ -348,8 +374,10 @@ class SoftwareStackMismatch(_TracedRule):
                     yield self.finding(
                         f"{trace.folder.path}: the system description says framework {framework!r} "
                         f"({description.path}) but {entry.path} builds from {image.image} (release {built})",
-                        path=entry.path, line=image.line,
-                        related=[(description.path, description.field_lines.get("framework"))])
+                        path=entry.path,
+                        line=image.line,
+                        related=[(description.path, description.field_lines.get("framework"))],
+                    )
 
 
 class LaunchConfigMissing(_TracedRule):
@@ -378,7 +406,10 @@ class LaunchConfigMissing(_TracedRule):
         if trace.implementation is not None and trace.config is None:
             yield self.finding(
                 f"{trace.implementation.path} holds {trace.configs_seen} config*.sh file(s), none for system "
-                f"{trace.folder.system}", path=trace.folder.path, related=[(trace.implementation.path, None)])
+                f"{trace.folder.system}",
+                path=trace.folder.path,
+                related=[(trace.implementation.path, None)],
+            )
 
 
 class ConfigDisagreesWithSystem(_TracedRule):
@@ -417,7 +448,10 @@ class ConfigDisagreesWithSystem(_TracedRule):
                 yield self.finding(
                     f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
                     f"{description.path}{f':{line}' if line else ''} says {field_name} {description.get(field_name)!r}",
-                    path=assignment.path, line=assignment.line, related=[(description.path, line)])
+                    path=assignment.path,
+                    line=assignment.line,
+                    related=[(description.path, line)],
+                )
 
 
 class ConfigDisagreesWithLogs(_TracedRule):
@@ -451,8 +485,12 @@ class ConfigDisagreesWithLogs(_TracedRule):
         batch = config.global_batch()
         logged = sources.logged(result.runs, "global_batch_size")
         if batch is not None and logged is not None and logged.number is not None and not batch.agrees(logged.number):
-            yield self._disagreement(batch.assignment, f"a global batch size of {batch.value:g} ({batch.formula})",
-                                     "global_batch_size", logged)
+            yield self._disagreement(
+                batch.assignment,
+                f"a global batch size of {batch.value:g} ({batch.formula})",
+                "global_batch_size",
+                logged,
+            )
         for names, key in sources.LOGGED:
             found = config.first(names)
             value = sources.number(found[1].value) if found else None
@@ -463,8 +501,12 @@ class ConfigDisagreesWithLogs(_TracedRule):
                 yield self._disagreement(found[1], f"{found[0]}={found[1].value}", key, logged)
 
     def _disagreement(self, said: sources.Assignment, what: str, key: str, logged: sources.Logged) -> Finding:
-        return self.finding(f"{said.path}:{said.line} gives {what} but {logged.path}:{logged.line} logs {key} "
-                            f"{logged.value!r}", path=said.path, line=said.line, related=[(logged.path, logged.line)])
+        return self.finding(
+            f"{said.path}:{said.line} gives {what} but {logged.path}:{logged.line} logs {key} {logged.value!r}",
+            path=said.path,
+            line=said.line,
+            related=[(logged.path, logged.line)],
+        )
 
 
 #: Keys that a rule file requires or constrains but that describe the run, not how to rerun it.
@@ -623,10 +665,14 @@ class SpreadTooSmall(Rule):
             return
         # runs that converge at one point with a steady throughput take nearly the same time (v1.0 MXNet
         # resnet: 55.415 to 55.425 min): suspicious where the points differ, or the times are equal to the ms
-        if spread.minutes_cv is not None and spread.minutes_cv < SAME_TIME_CV and (
-                spread.units_distinct != 1 or spread.minutes_ratio == 1.0):
-            yield self.finding(f"{spread.runs} runs take the same time to train: {spread.describe()}",
-                               path=result.folder.path)
+        if (
+            spread.minutes_cv is not None
+            and spread.minutes_cv < SAME_TIME_CV
+            and (spread.units_distinct != 1 or spread.minutes_ratio == 1.0)
+        ):
+            yield self.finding(
+                f"{spread.runs} runs take the same time to train: {spread.describe()}", path=result.folder.path
+            )
         if spread.units_distinct == 1 and spread.units_cv is not None:
             batch = sources.logged(result.runs, "global_batch_size")
             reference = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
@@ -635,7 +681,9 @@ class SpreadTooSmall(Rule):
                 yield self.finding(
                     f"all {spread.runs} runs converge at the same point; the RCP reference runs at the nearest batch "
                     f"size ({len(set(reference or []))} distinct points in {len(reference or [])} runs) make that a "
-                    f"{chance:.1e} chance", path=result.folder.path)
+                    f"{chance:.1e} chance",
+                    path=result.folder.path,
+                )
 
 
 def _all_equal_chance(reference: list[float], runs: int) -> float:
@@ -680,19 +728,35 @@ class SpreadTooLarge(Rule):
         if spread.runs < MIN_RUNS:
             return
         batch = sources.logged(result.runs, "global_batch_size")
-        reference = _nearest(_rcp_points(context.ruleset.split("-", 1)[1], result.benchmark),
-                             batch.number if batch else None)
+        reference = _nearest(
+            _rcp_points(context.ruleset.split("-", 1)[1], result.benchmark), batch.number if batch else None
+        )
         reference_cv = Spread.of([], reference).units_cv if reference and len(reference) > 1 else None
         limit = max(LARGE_CV, REFERENCE_MARGIN * (reference_cv or 0))
         if (spread.minutes_cv or 0) > limit or (spread.units_cv or 0) > limit:
-            basis = (f"{REFERENCE_MARGIN:g}x the {reference_cv:.0%} spread of this benchmark's RCP reference runs"
-                     if limit > LARGE_CV and reference_cv else "that real results and RCP reference runs stay within")
+            basis = (
+                f"{REFERENCE_MARGIN:g}x the {reference_cv:.0%} spread of this benchmark's RCP reference runs"
+                if limit > LARGE_CV and reference_cv
+                else "that real results and RCP reference runs stay within"
+            )
             yield self.finding(f"{spread.describe()}: beyond {limit:.0%} ({basis})", path=result.folder.path)
 
 
 @hookimpl
 def mlperf_audit_register_rules() -> list[type[Rule]]:
-    return [NoBenchmarksFolder, ImplementationMissing, ImplementationTraced, ImplementationAmbiguous, ReadmeMissing,
-            EnvironmentMissing, BaseImageUnpinned, SoftwareStackMismatch, LaunchConfigMissing,
-            ConfigDisagreesWithSystem, ConfigDisagreesWithLogs, HyperparametersNotLogged, SpreadTooSmall,
-            SpreadTooLarge]
+    return [
+        NoBenchmarksFolder,
+        ImplementationMissing,
+        ImplementationTraced,
+        ImplementationAmbiguous,
+        ReadmeMissing,
+        EnvironmentMissing,
+        BaseImageUnpinned,
+        SoftwareStackMismatch,
+        LaunchConfigMissing,
+        ConfigDisagreesWithSystem,
+        ConfigDisagreesWithLogs,
+        HyperparametersNotLogged,
+        SpreadTooSmall,
+        SpreadTooLarge,
+    ]

@@ -37,8 +37,10 @@ _SCALARS = (str, int, float, bool, type(None))
 def _place(event: Any) -> tuple[Any, Any]:
     """Where a seed was logged, (`metadata.file`, `metadata.lineno`), as a key: a log may hold a
     list or an object there, compared by its whole repr (no list is a dict key)."""
-    return tuple(value if isinstance(value, _SCALARS) else repr(value)  # type: ignore[return-value]
-                 for value in (event.meta("file"), event.meta("lineno")))
+    return tuple(
+        value if isinstance(value, _SCALARS) else repr(value)  # type: ignore[return-value]
+        for value in (event.meta("file"), event.meta("lineno"))
+    )
 
 
 def _shown_place(place: tuple[Any, Any]) -> str:
@@ -93,8 +95,9 @@ class SeedMissing(_SeedRule):
         for run in result.runs:
             if _readable(run, context) and run.events and run.first("seed") is None:
                 if later is not None and not others_log:
-                    yield self.finding(f"no seed record; {later.note(context.ruleset)}", path=run.path,
-                                       severity=Severity.INFO)
+                    yield self.finding(
+                        f"no seed record; {later.note(context.ruleset)}", path=run.path, severity=Severity.INFO
+                    )
                 else:
                     yield self.finding("no seed record: the official seed checker fails this folder", path=run.path)
 
@@ -120,8 +123,9 @@ class SeedNotInteger(_SeedRule):
         for run in result.runs:
             for event in run.all("seed"):
                 if _as_int(event.value) is None:
-                    yield self.finding(f"seed {schemas.shown(event.value)} is not an integer", path=run.path,
-                                       line=event.line)
+                    yield self.finding(
+                        f"seed {schemas.shown(event.value)} is not an integer", path=run.path, line=event.line
+                    )
 
 
 class SeveralSeeds(_SeedRule):

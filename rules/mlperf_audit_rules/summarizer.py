@@ -117,9 +117,11 @@ def peak_utilisation(result: BenchmarkResult, context: CheckContext, version: st
     count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
     if not count or accelerator is None or result.benchmark not in hardware.WORK:
         return None
-    values = [value for work in run_work(result, version)
-              if (value := hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator))
-              is not None]
+    values = [
+        value
+        for work in run_work(result, version)
+        if (value := hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator)) is not None
+    ]
     return (max(values), accelerator.model) if values else None
 
 
@@ -141,10 +143,13 @@ def official_failure(run: Run, context: CheckContext, version: str) -> str | Non
         return f"log errors ({', '.join(parse_errors)})"
     if not run.events:
         return "no records"
-    failures = sorted({
-        compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE)
-        for m in compliance.interpret(run, version) if m.family.kind not in NON_ERROR_KINDS
-    })
+    failures = sorted(
+        {
+            compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE)
+            for m in compliance.interpret(run, version)
+            if m.family.kind not in NON_ERROR_KINDS
+        }
+    )
     return f"non-compliant ({', '.join(failures)})" if failures else None
 
 
@@ -161,11 +166,15 @@ def run_score(run: Run, context: CheckContext, version: str) -> tuple[RunScore, 
     stop = run.first("run_stop")
     status = stop.meta("status") if stop is not None else None
     if status != "success":
-        return (RunScore(run.path, minutes, f"not converged (run_stop status {status!r})", units),
-                f"{run.name}: run_stop status {status!r}, the official summarizer counts its time")
+        return (
+            RunScore(run.path, minutes, f"not converged (run_stop status {status!r})", units),
+            f"{run.name}: run_stop status {status!r}, the official summarizer counts its time",
+        )
     if minutes is not None and minutes < 0:
-        return (RunScore(run.path, minutes, "negative time-to-train", units),
-                f"{run.name}: negative time-to-train, the official summarizer counts it")
+        return (
+            RunScore(run.path, minutes, "negative time-to-train", units),
+            f"{run.name}: negative time-to-train, the official summarizer counts it",
+        )
     return RunScore(run.path, minutes, "ok", units), None
 
 
@@ -175,7 +184,7 @@ def olympic(runs: list[RunScore], drop: int) -> tuple[float | None, tuple[str, .
     failed = [r.file for r in runs if not (r.counted and r.minutes is not None)]
     if len(failed) > drop:
         return None, tuple(name.rsplit("/", 1)[-1] for name in failed)
-    kept = counted[drop:len(counted) - (drop - len(failed))]
+    kept = counted[drop : len(counted) - (drop - len(failed))]
     kept_set = set(kept)
     left_out = [name for item in counted if item not in kept_set for name in (item[1],)] + failed
     names = tuple(sorted((f.rsplit("/", 1)[-1] for f in left_out), key=natural_key))
@@ -221,7 +230,7 @@ def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
         if at < 0:
             continue
         try:
-            record = json.loads(line[at + len(POWER_TOKEN):].strip())
+            record = json.loads(line[at + len(POWER_TOKEN) :].strip())
         except ValueError:
             continue
         except RecursionError:
@@ -350,8 +359,11 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
     for pattern, energy in (("node_*.txt", node_energy), ("sw_*.txt", switch_energy)):
         for name in fnmatch.filter(ordered, pattern):
             shown = f"power/{folder}/{name}"
-            source = (run_dir / real.get(name, name) if run_dir is not None  # opened by its name on disk
-                      else _sibling(result, "power", folder, name))
+            source = (
+                run_dir / real.get(name, name)
+                if run_dir is not None  # opened by its name on disk
+                else _sibling(result, "power", folder, name)
+            )
             if source is None:
                 raise EnergyError(f"cannot read {shown}")
             try:
@@ -373,7 +385,7 @@ def olympic_energy(runs: list[RunScore], drop: int, order: Sequence[str]) -> flo
         return None
     position = {name: index for index, name in enumerate(order)}
     ranked = sorted(counted, key=lambda r: (r.minutes, position.get(r.file.rsplit("/", 1)[-1], len(position))))
-    kept = [r.energy_joules for r in ranked[drop:len(ranked) - (drop - failed)] if r.energy_joules is not None]
+    kept = [r.energy_joules for r in ranked[drop : len(ranked) - (drop - failed)] if r.energy_joules is not None]
     if not kept:
         return None
     return sum(kept) * 1.0 / len(kept)
@@ -416,17 +428,24 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
         return {}
 
 
-def _rcp_columns(result: BenchmarkResult, context: CheckContext, version: str,
-                 verdict: Verdict) -> tuple[str, Any, Any]:
+def _rcp_columns(
+    result: BenchmarkResult, context: CheckContext, version: str, verdict: Verdict
+) -> tuple[str, Any, Any]:
     """The summarizer's RCP, GBS and samples_to_converge columns (its own RCP run has no bypass)."""
-    unbypassed: Verdict = verdict if not verdict.bypassed and not bypass_in_force(result, context.ruleset) else evaluate(
-        result, version, bypass=False)
-    status = "Pass" if unbypassed.passed else RCP_STATUS.get(
-        unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")
+    unbypassed: Verdict = (
+        verdict
+        if not verdict.bypassed and not bypass_in_force(result, context.ruleset)
+        else evaluate(result, version, bypass=False)
+    )
+    status = (
+        "Pass"
+        if unbypassed.passed
+        else RCP_STATUS.get(unbypassed.message, "Missing" if "Missing" in unbypassed.message else "Unknown state")
+    )
     if unbypassed.message in ("Could not detect global_batch_size", "Insufficient convergence"):
         return status, None, None
     points = sorted(r.point for r in unbypassed.runs)
-    samples = float(np.mean(points[1:len(points) - 1])) if len(points) >= 3 else None
+    samples = float(np.mean(points[1 : len(points) - 1])) if len(points) >= 3 else None
     return status, float(unbypassed.batch_size), samples
 
 
@@ -479,7 +498,9 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     elif mean is None:
         notes.insert(0, "no score: too few runs to drop the fastest and the slowest")
     elif failed:
-        notes.insert(0, f"{', '.join(r.file.rsplit('/', 1)[-1] for r in failed)} counted as the slowest ({failed[0].status})")
+        notes.insert(
+            0, f"{', '.join(r.file.rsplit('/', 1)[-1] for r in failed)} counted as the slowest ({failed[0].status})"
+        )
     if required is not None and len(runs) != required:
         pending = " (--partial: provisional)" if context.config.partial and len(runs) < required else ""
         notes.append(f"{len(runs)} of {required} required runs{pending}")
@@ -512,6 +533,7 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         energy_joules=energy,
         quality_target=quality_target(version, result.benchmark, context.division_of(result) or "closed"),
         rcp_band=(verdict.minimum, float(verdict.record["RCP Mean"]))
-        if verdict is not None and verdict.record is not None and verdict.minimum is not None else None,
+        if verdict is not None and verdict.record is not None and verdict.minimum is not None
+        else None,
         peak_utilisation=peak_utilisation(result, context, version),
     )

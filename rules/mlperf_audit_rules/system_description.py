@@ -81,15 +81,31 @@ class SystemSchema(Rule):
             field = schemas.field_of(error)
             message = f"{field}: {schemas.describe(error)}"
             later = _status_rule_later(system.data, field, context.ruleset) if error.validator != "required" else None
-            yield self.finding(f"{message}; {later.note(context.ruleset)}" if later else message, path=system.path,
-                               line=system.field_lines.get(field), severity=Severity.INFO if later else None)
+            yield self.finding(
+                f"{message}; {later.note(context.ruleset)}" if later else message,
+                path=system.path,
+                line=system.field_lines.get(field),
+                severity=Severity.INFO if later else None,
+            )
 
 
 #: The `status` values accepted before the exact wording was required (mlperf-logging 9d75268).
-LENIENT_STATUS = frozenset({
-    "available on-premise", "onprem", "available", "available onprem", "available cloud", "cloud",
-    "research, development, or internal (rdi)", "rdi", "research", "development", "internal", "preview",
-})
+LENIENT_STATUS = frozenset(
+    {
+        "available on-premise",
+        "onprem",
+        "available",
+        "available onprem",
+        "available cloud",
+        "cloud",
+        "research, development, or internal (rdi)",
+        "rdi",
+        "research",
+        "development",
+        "internal",
+        "preview",
+    }
+)
 
 
 def _status_rule_later(data: Any, field: str, ruleset: str) -> LaterCheck | None:
@@ -136,8 +152,12 @@ class DivisionMismatch(Rule):
             return
         for run, event in _values(result, "submission_division"):
             if event.value != description.division:
-                yield self.finding(f"submission_division is {event.value!r}, the system description says "
-                                   f"{description.division!r} ({description.path})", path=run.path, line=event.line)
+                yield self.finding(
+                    f"submission_division is {event.value!r}, the system description says "
+                    f"{description.division!r} ({description.path})",
+                    path=run.path,
+                    line=event.line,
+                )
 
 
 class SubmitterMismatch(Rule):
@@ -168,13 +188,21 @@ class SubmitterMismatch(Rule):
         named = (result.submitter, description.get("submitter") if description else None)
         expected = {name for name in named if isinstance(name, str) and name}
         for run, event in _values(result, "submission_org"):
-            if expected and not (isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)):
+            if expected and not (
+                isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)
+            ):
                 placeholder = event.value == PLACEHOLDER
                 yield self.finding(
                     f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}"
-                    + (": the reference launchers' default, never set (no sign of another submitter's runs)"
-                       if placeholder else ""),
-                    path=run.path, line=event.line, severity=Severity.INFO if placeholder else None)
+                    + (
+                        ": the reference launchers' default, never set (no sign of another submitter's runs)"
+                        if placeholder
+                        else ""
+                    ),
+                    path=run.path,
+                    line=event.line,
+                    severity=Severity.INFO if placeholder else None,
+                )
                 return  # one per folder: the runs of a folder share a launcher
 
 
@@ -224,8 +252,12 @@ class NodeCountMismatch(Rule):
             if match and _counts_accelerators(match.group(2), int(match.group(1)), description):
                 continue
             if match and int(match.group(1)) != int(str(nodes).strip()):
-                yield self.finding(f"submission_platform {event.value!r} names {match.group(1)} node(s), the system "
-                                   f"description {nodes}", path=run.path, line=event.line)
+                yield self.finding(
+                    f"submission_platform {event.value!r} names {match.group(1)} node(s), the system "
+                    f"description {nodes}",
+                    path=run.path,
+                    line=event.line,
+                )
                 return
 
 
@@ -234,7 +266,8 @@ def _counts_accelerators(name: str, count: int, description: Any) -> bool:
     part of the accelerator model's name."""
     try:
         total = int(str(description.get("number_of_nodes")).strip()) * int(
-            str(description.get("accelerators_per_node")).strip())
+            str(description.get("accelerators_per_node")).strip()
+        )
     except (TypeError, ValueError):
         return False
     model = str(description.get("accelerator_model_name") or "").lower()

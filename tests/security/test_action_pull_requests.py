@@ -16,8 +16,9 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAM
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={**os.environ, **GIT_ENV}).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+    ).stdout.strip()
 
 
 class PullRequest:
@@ -44,25 +45,52 @@ class PullRequest:
         lines = log.read_text().splitlines(True)
         log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
 
-    def run(self, sarif: str = "mlperf-audit.sarif",
-            stage: bool = True) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
+    def run(
+        self, sarif: str = "mlperf-audit.sarif", stage: bool = True
+    ) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
         if stage:
             git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
         head = git(self.repo, "rev-parse", "HEAD")
         event = self.tmp / "event.json"
-        event.write_text(json.dumps({"pull_request": {"number": 1, "base": {"sha": self.base_sha, "ref": "main"},
-                                                      "head": {"sha": head, "ref": "pr"}}}))
+        event.write_text(
+            json.dumps(
+                {
+                    "pull_request": {
+                        "number": 1,
+                        "base": {"sha": self.base_sha, "ref": "main"},
+                        "head": {"sha": head, "ref": "pr"},
+                    }
+                }
+            )
+        )
         summary, outputs = self.tmp / "summary.md", self.tmp / "outputs.txt"
         summary.write_text("")
         outputs.write_text("")
-        env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
-               "GITHUB_EVENT_PATH": str(event), "GITHUB_WORKSPACE": str(self.repo), "GITHUB_SHA": head,
-               "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(outputs), "INPUT_PATH": self.root,
-               "INPUT_RULESET": "", "INPUT_FAIL_ON": "error", "INPUT_CHANGED_ONLY": "true",
-               "INPUT_SARIF_FILE": sarif, "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache")}
-        result = subprocess.run([sys.executable, "-m", "mlperf_audit.github_action"], cwd=self.repo, env=env,
-                                capture_output=True, text=True, timeout=300)
+        env = {
+            **os.environ,
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_WORKSPACE": str(self.repo),
+            "GITHUB_SHA": head,
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "GITHUB_OUTPUT": str(outputs),
+            "INPUT_PATH": self.root,
+            "INPUT_RULESET": "",
+            "INPUT_FAIL_ON": "error",
+            "INPUT_CHANGED_ONLY": "true",
+            "INPUT_SARIF_FILE": sarif,
+            "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache"),
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "mlperf_audit.github_action"],
+            cwd=self.repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         values: dict[str, list[str]] = {}
         for line in outputs.read_text().splitlines():
             name, _, value = line.partition("=")

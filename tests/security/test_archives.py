@@ -30,6 +30,7 @@ GIB_1_9 = int(1.9 * 2**30)
 # Crafting
 # ---------------------------------------------------------------------------------------------
 
+
 def fixture_zip(path: Path, method: int = zipfile.ZIP_STORED) -> Path:
     with zipfile.ZipFile(path, "w", method) as out:
         for source in sorted(FIXTURE.rglob("*")):
@@ -41,17 +42,20 @@ def central_records(data: bytes) -> Iterator[tuple[int, str]]:
     """(offset, name) of each central directory record."""
     position = data.rfind(b"PK\x05\x06")
     start = struct.unpack_from("<I", data, position + 16)[0]
-    while data[start:start + 4] == b"PK\x01\x02":
+    while data[start : start + 4] == b"PK\x01\x02":
         name_length, extra_length, comment_length = struct.unpack_from("<HHH", data, start + 28)
-        yield start, data[start + 46:start + 46 + name_length].decode()
+        yield start, data[start + 46 : start + 46 + name_length].decode()
         start += 46 + name_length + extra_length + comment_length
 
 
 def patch_member(archive: Path, name: str, field: str, change: Callable[[int], int]) -> Path:
     """Rewrites one field of `name`'s local header and central directory record alike."""
     local_offset, central_offset, layout = {
-        "flags": (6, 8, "<H"), "method": (8, 10, "<H"), "crc": (14, 16, "<I"),
-        "compressed size": (18, 20, "<I"), "size": (22, 24, "<I"),
+        "flags": (6, 8, "<H"),
+        "method": (8, 10, "<H"),
+        "crc": (14, 16, "<I"),
+        "compressed size": (18, 20, "<I"),
+        "size": (22, 24, "<I"),
     }[field]
     data = bytearray(archive.read_bytes())
     central = next(offset for offset, stored in central_records(data) if stored == name)
@@ -180,7 +184,7 @@ def test_a_gzip_stream_that_breaks_after_the_first_header_is_refused_clearly(cli
     """The tar's first header decompresses; the deflate block after it has an invalid type."""
     tar = tar_member("Sub/results/s/b/result_0.txt", bytes(64 << 10)) + tar_end()
     compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
-    body = compressor.compress(tar[:tarfile.BLOCKSIZE + (32 << 10)]) + compressor.flush(zlib.Z_FULL_FLUSH)
+    body = compressor.compress(tar[: tarfile.BLOCKSIZE + (32 << 10)]) + compressor.flush(zlib.Z_FULL_FLUSH)
     archive = tmp_path / "broken.tar.gz"
     archive.write_bytes(b"\x1f\x8b\x08\x00\0\0\0\0\x00\xff" + body + b"\x06" + bytes(64))  # BTYPE 11: invalid
     assert "not a readable archive" in refused(cli, archive)
@@ -189,6 +193,7 @@ def test_a_gzip_stream_that_breaks_after_the_first_header_is_refused_clearly(cli
 # ---------------------------------------------------------------------------------------------
 # Archives that cost minutes: one pass, whatever the order of the members
 # ---------------------------------------------------------------------------------------------
+
 
 def test_a_tar_gz_stored_in_reverse_order_is_decompressed_once(cli, tmp_path, monkeypatch):
     """Read in sorted order, members stored in reverse order made every read rewind the gzip stream:
@@ -238,6 +243,7 @@ def test_an_archive_of_many_submitters_is_checked_in_linear_time(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # Archives that cost gigabytes: a read materialises what was asked for, not what was declared
 # ---------------------------------------------------------------------------------------------
+
 
 def test_a_zip_system_description_declaring_1_9_gib_is_refused_after_reading_1_mib(tmp_path):
     archive = tmp_path / "big.zip"
@@ -308,6 +314,7 @@ def test_a_chain_of_tar_headers_refuses_the_archive(cli, tmp_path):
 # Links: a hard link names a member from the archive's top, a symbolic link from its own folder
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("target", ["../../etc/passwd", "Sub/../../etc/passwd"])
 def test_a_hard_link_out_of_the_archive_is_refused(cli, tmp_path, target):
     """Resolved from its own folder (as a symbolic link is), this target stayed inside."""
@@ -318,10 +325,12 @@ def test_a_hard_link_out_of_the_archive_is_refused(cli, tmp_path, target):
 
 def test_links_inside_the_archive_are_listed_not_followed(cli, tmp_path):
     archive = tmp_path / "links.tar"
-    archive.write_bytes(submission_tar(
-        tar_member("Sub/results/s/b/result_0.txt", kind=tarfile.SYMTYPE, link="../../../systems/sys.json"),
-        tar_member("Sub/results/s/b/result_1.txt", kind=tarfile.LNKTYPE, link="Sub/systems/sys.json"),
-    ))
+    archive.write_bytes(
+        submission_tar(
+            tar_member("Sub/results/s/b/result_0.txt", kind=tarfile.SYMTYPE, link="../../../systems/sys.json"),
+            tar_member("Sub/results/s/b/result_1.txt", kind=tarfile.LNKTYPE, link="Sub/systems/sys.json"),
+        )
+    )
     special = {f["path"] for f in findings(cli, archive) if f["rule"] == "PKG002"}
     assert special == {"Sub/results/s/b/result_0.txt", "Sub/results/s/b/result_1.txt"}
 
@@ -330,10 +339,12 @@ def test_member_names_are_shown_visibly_and_match_their_folder(cli, tmp_path):
     """An escape in a member's name is shown as an escape in every location, and the folder of a
     submitter with such a name is still found (display names never become member keys)."""
     archive = tmp_path / "escapes.tar"
-    archive.write_bytes(submission_tar(
-        tar_member("Sub/results/sys/ssd/result_\x1b[2J.txt", b":::MLLOG {broken\n"),
-        tar_member("Sub/results/sys/ssd/odd\x1b]0;title\x07 name.txt", b"x\n"),
-    ))
+    archive.write_bytes(
+        submission_tar(
+            tar_member("Sub/results/sys/ssd/result_\x1b[2J.txt", b":::MLLOG {broken\n"),
+            tar_member("Sub/results/sys/ssd/odd\x1b]0;title\x07 name.txt", b"x\n"),
+        )
+    )
     reported = findings(cli, archive)
     paths = {f["path"] for f in reported if f["path"]}
     assert "Sub/results/sys/ssd/result_\\x1b[2J.txt" in paths
@@ -345,6 +356,7 @@ def test_member_names_are_shown_visibly_and_match_their_folder(cli, tmp_path):
 # What the check reads must be what extraction gives (second red-team pass)
 # ---------------------------------------------------------------------------------------------
 
+
 def test_two_members_of_one_name_once_cleaned_are_refused(cli, tmp_path):
     """A broken log, then a clean copy named with backslashes: the check read the clean one,
     `unzip` on Unix extracts the broken one to the real path."""
@@ -355,17 +367,22 @@ def test_two_members_of_one_name_once_cleaned_are_refused(cli, tmp_path):
         out.writestr("Sub\\results\\sys\\ssd\\result_0.txt", ":::MLLOG {}\n")
     assert "under the same name" in refused(cli, archive)
     repeated = tmp_path / "repeated.tar"
-    repeated.write_bytes(submission_tar(tar_member("Sub/results/sys/ssd/result_0.txt", b"a\n"),
-                                        tar_member("Sub/results/sys/./ssd/result_0.txt", b"b\n")))
+    repeated.write_bytes(
+        submission_tar(
+            tar_member("Sub/results/sys/ssd/result_0.txt", b"a\n"),
+            tar_member("Sub/results/sys/./ssd/result_0.txt", b"b\n"),
+        )
+    )
     assert "under the same name" in refused(cli, repeated)
 
 
 def test_a_member_hidden_after_a_damaged_header_is_refused(cli, tmp_path):
     """tarfile stops at the first header it cannot read; GNU tar skips it and extracts what follows."""
     archive = tmp_path / "hidden.tar"
-    body = submission_tar(tar_member("Sub/results/sys/ssd/result_0.txt", b"clean\n"))[:-2 * tarfile.BLOCKSIZE]
-    archive.write_bytes(body + b"\x7f" * tarfile.BLOCKSIZE + tar_member("Sub/results/sys/ssd/result_1.txt", b"x\n")
-                        + tar_end())
+    body = submission_tar(tar_member("Sub/results/sys/ssd/result_0.txt", b"clean\n"))[: -2 * tarfile.BLOCKSIZE]
+    archive.write_bytes(
+        body + b"\x7f" * tarfile.BLOCKSIZE + tar_member("Sub/results/sys/ssd/result_1.txt", b"x\n") + tar_end()
+    )
     assert "data follows the end of the archive" in refused(cli, archive)
 
 
@@ -380,7 +397,8 @@ def test_a_member_that_is_both_a_file_and_a_folder_is_refused(cli, tmp_path):
 
 @pytest.mark.parametrize("members, directory", [(300_000, 1 << 20), (10, 65 << 20)])
 def test_a_zip_declaring_too_many_members_or_too_big_a_directory_is_refused_before_parsing(
-        cli, tmp_path, monkeypatch, members, directory):
+    cli, tmp_path, monkeypatch, members, directory
+):
     """A 66 MB zip of 1,000,000 directory entries took 11.6 s and 580 MB before its refusal."""
     archive = fixture_zip(tmp_path / "big.zip")
     data = bytearray(archive.read_bytes())

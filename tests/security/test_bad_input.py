@@ -103,18 +103,26 @@ def test_undecodable_power_names_are_read_by_their_real_names(power_sample, tmp_
     shutil.copytree(power_sample / "Lenovo", tree)
     bert = next((tree / "results").iterdir()) / "bert"
     code, out, err = run_cli("score", str(tree), "--format", "json")
-    before = {r["file"].rsplit("/", 1)[-1]: r["energy_joules"] for s in json.loads(out)["results"]
-              if s["benchmark"] == "bert" for r in s["runs"]}
+    before = {
+        r["file"].rsplit("/", 1)[-1]: r["energy_joules"]
+        for s in json.loads(out)["results"]
+        if s["benchmark"] == "bert"
+        for r in s["runs"]
+    }
     assert before["result_0.txt"]
     odd = os.fsdecode(b"result_\xff")
     os.rename(bert / "result_0.txt", bert / f"{odd}.txt")
     os.rename(bert / "power" / "result_0", bert / "power" / odd)
     node = sorted((bert / "power" / odd).glob("node_*.txt"))[0]
-    os.rename(node, node.with_name(os.fsdecode(b"node_\xff" + node.name[len("node_"):].encode())))
+    os.rename(node, node.with_name(os.fsdecode(b"node_\xff" + node.name[len("node_") :].encode())))
     code, out, err = run_cli("score", str(tree), "--format", "json")
     assert_no_crash(code, out, err, "score")
-    after = {r["file"].rsplit("/", 1)[-1]: r["energy_joules"] for s in json.loads(out)["results"]
-             if s["benchmark"] == "bert" for r in s["runs"]}
+    after = {
+        r["file"].rsplit("/", 1)[-1]: r["energy_joules"]
+        for s in json.loads(out)["results"]
+        if s["benchmark"] == "bert"
+        for r in s["runs"]
+    }
     assert after["result_\\xff.txt"] == pytest.approx(before["result_0.txt"])
 
 
@@ -138,8 +146,11 @@ def clean(tmp_path) -> Path:
 def test_infinity_as_samples_count(clean):
     """The attack: `"samples_count": "Infinity"` in every eval_accuracy made REP013/REP014 crash
     (statistics over an infinite convergence point) and `score` exit with an internal error."""
-    _edit_logs(clean, r'("key": "eval_accuracy", "value": [0-9.]+, "metadata": \{[^}]*"samples_count": )[0-9.]+',
-               r'\1"Infinity"')
+    _edit_logs(
+        clean,
+        r'("key": "eval_accuracy", "value": [0-9.]+, "metadata": \{[^}]*"samples_count": )[0-9.]+',
+        r'\1"Infinity"',
+    )
     findings = check_json(clean, "--select", "REP,RCP,CMP")
     assert findings  # the value is reported (RCP, CMP), not hidden
     code, out, err = run_cli("score", str(clean), "--format", "json")
@@ -171,8 +182,9 @@ def test_deeply_nested_system_description(clean):
     crash and `score` raise RecursionError. It is SYS001: deeper than the 64 levels read."""
     description = clean / "Fixture" / "systems" / f"{SYSTEM}.json"
     text = description.read_text()
-    description.write_text(text.replace('"hw_notes": "synthetic fixture, not a real system"',
-                                        '"hw_notes": ' + "[" * 980 + "]" * 980))
+    description.write_text(
+        text.replace('"hw_notes": "synthetic fixture, not a real system"', '"hw_notes": ' + "[" * 980 + "]" * 980)
+    )
     findings = check_json(clean)
     sys001 = [f for f in findings if f["rule"] == "SYS001"]
     assert sys001 and "over 64 levels" in sys001[0]["message"]
@@ -242,16 +254,47 @@ def test_malformed_baselines_are_usage_errors(tmp_path, content, message):
 # Any value in any field: the property
 # ---------------------------------------------------------------------------------------------
 
-SPECIAL_STRINGS = ["Infinity", "-Infinity", "NaN", "nan", "inf", "1e999", "-1", "0", "", "2048", "1.0",
-                   "success", "aborted", "closed", "open", "ssd", "bert", "FID", "CLIP", "samples_count",
-                   "\udcff", "\x1b[31m", "\n::error::x", "../../../etc/passwd", "x" * 300]
+SPECIAL_STRINGS = [
+    "Infinity",
+    "-Infinity",
+    "NaN",
+    "nan",
+    "inf",
+    "1e999",
+    "-1",
+    "0",
+    "",
+    "2048",
+    "1.0",
+    "success",
+    "aborted",
+    "closed",
+    "open",
+    "ssd",
+    "bert",
+    "FID",
+    "CLIP",
+    "samples_count",
+    "\udcff",
+    "\x1b[31m",
+    "\n::error::x",
+    "../../../etc/passwd",
+    "x" * 300,
+]
 scalars = (
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63) | st.integers(-(10**400), 10**400)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.integers(-(10**400), 10**400)
     | st.floats()  # NaN and the infinities are written as the NaN/Infinity literals
-    | st.sampled_from(SPECIAL_STRINGS) | st.text(max_size=12)
+    | st.sampled_from(SPECIAL_STRINGS)
+    | st.text(max_size=12)
 )
-containers = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=8)
+containers = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    max_leaves=8,
+)
 
 
 def _nest(value, depth: int, as_dict: bool):
@@ -263,10 +306,30 @@ def _nest(value, depth: int, as_dict: bool):
 #: A metadata field sits at level 3 of a record: 61 more levels is the parser's bound, a few more LOG011.
 deep = st.builds(_nest, scalars, st.integers(1, MAX_JSON_DEPTH + 2), st.booleans())
 values = containers | deep
-META_FIELDS = ["epoch_num", "samples_count", "step_num", "status", "metric", "epoch_count", "first_epoch_num",
-               "lineno", "file", "value"]
-SYSTEM_FIELDS = ["division", "status", "submitter", "system_name", "number_of_nodes", "accelerators_per_node",
-                 "accelerator_model_name", "host_processors_per_node", "framework", "other_software_stack"]
+META_FIELDS = [
+    "epoch_num",
+    "samples_count",
+    "step_num",
+    "status",
+    "metric",
+    "epoch_count",
+    "first_epoch_num",
+    "lineno",
+    "file",
+    "value",
+]
+SYSTEM_FIELDS = [
+    "division",
+    "status",
+    "submitter",
+    "system_name",
+    "number_of_nodes",
+    "accelerators_per_node",
+    "accelerator_model_name",
+    "host_processors_per_node",
+    "framework",
+    "other_software_stack",
+]
 #: (where, which key or field, which occurrence, in which runs, the value): a `value`, or a metadata
 #: field, of one record or every record of a key (any key of the log: an index into its sorted keys),
 #: in one run or in every run (statistics over runs need the same defect in many), or a field of the
@@ -300,10 +363,17 @@ def _apply(records: list[dict], edit: tuple, first_run: bool) -> list[dict]:
     return records
 
 
-@settings(max_examples=EXPLORE or 24, derandomize=not EXPLORE, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.sampled_from(["ssd", "bert", "stable_diffusion", "llama2_70b_lora", "gpt3"]),
-       st.lists(edits, min_size=1, max_size=4))
+@settings(
+    max_examples=EXPLORE or 24,
+    derandomize=not EXPLORE,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    st.sampled_from(["ssd", "bert", "stable_diffusion", "llama2_70b_lora", "gpt3"]),
+    st.lists(edits, min_size=1, max_size=4),
+)
 # the crashes this test found, kept as examples that always run:
 @example("ssd", [("system", "accelerator_model_name", "one", False, [])])  # plausibility: unhashable (exit 2)
 @example("bert", [("system", "accelerators_per_node", "one", False, "9" * 400)])  # rate / count overflows
@@ -345,8 +415,9 @@ def test_subnormal_convergence_points_do_not_break_the_report(cli, tmp_path):
     system.write_text(system.read_text().replace('"closed"', '"open"'))
     for log in (submitter / "results" / "fx_8xh100" / "bert").glob("result_*.txt"):
         log.write_text(re.sub(r'"epoch_num": [^,}]+', '"epoch_num": -5e-324', log.read_text()))
-    result = cli("report", str(submitter / "results" / "fx_8xh100" / "bert"), "-o", str(tmp_path / "r.html"),
-                 "--no-cache")
+    result = cli(
+        "report", str(submitter / "results" / "fx_8xh100" / "bert"), "-o", str(tmp_path / "r.html"), "--no-cache"
+    )
     assert result.code in (0, 1) and "internal error" not in result.err, result.err
     assert "<svg" in (tmp_path / "r.html").read_text()
 
@@ -357,7 +428,11 @@ def test_a_terminal_that_cannot_show_a_name_gets_its_escape(tmp_path):
     import sys
 
     shutil.copytree(CLEAN, tmp_path / "repo" / "漢字")
-    result = subprocess.run([sys.executable, "-m", "mlperf_audit", "check", str(tmp_path / "repo"), "--no-cache"],
-                            capture_output=True, env={**os.environ, "PYTHONIOENCODING": "latin-1"}, timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-m", "mlperf_audit", "check", str(tmp_path / "repo"), "--no-cache"],
+        capture_output=True,
+        env={**os.environ, "PYTHONIOENCODING": "latin-1"},
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert b"\\u6f22\\u5b57" in result.stdout and b"internal error" not in result.stderr

@@ -106,7 +106,9 @@ def _old_rcp_entries(cache_dir: Path) -> list[Path]:
             rcp_file = Path(rcp_checker.__file__).parent / f"{rulesets.USAGE}_{version}" / f"rcps_{benchmark}.json"
             if not rcp_file.is_file():
                 continue
-            digest = hashlib.blake2b(f"{version}\0{benchmark}\0{np.__version__}\0{sys.version}".encode(), digest_size=20)
+            digest = hashlib.blake2b(
+                f"{version}\0{benchmark}\0{np.__version__}\0{sys.version}".encode(), digest_size=20
+            )
             for source in (Path(rcp_checker.__file__), rcp_file):
                 digest.update(source.read_bytes())
             names.append(cache_dir / "rcp-v1" / f"{digest.hexdigest()}.pickle")
@@ -190,13 +192,24 @@ def _damage(kind: str, entry: Path, donor: Path, tmp_path: Path) -> None:
         raise AssertionError(kind)
 
 
-DAMAGE = ["garbage", "empty", "truncated", "link-to-another-entry", "hard-link-to-another-entry", "link-to-dev-zero",
-          "huge-sparse-file", "link-to-huge-file", "fifo", "folder"]
+DAMAGE = [
+    "garbage",
+    "empty",
+    "truncated",
+    "link-to-another-entry",
+    "hard-link-to-another-entry",
+    "link-to-dev-zero",
+    "huge-sparse-file",
+    "link-to-huge-file",
+    "fifo",
+    "folder",
+]
 
 
 @pytest.mark.parametrize("kind", DAMAGE)
 def test_verdicts_with_a_damaged_linked_or_special_entry_equal_the_no_cache_verdicts(
-        cli, broken, fixtures, cache_dir, tmp_path, kind):
+    cli, broken, fixtures, cache_dir, tmp_path, kind
+):
     plain = findings(check(cli, broken, "--no-cache"))
     assert findings(check(cli, broken, "--cache-dir", str(cache_dir))) == plain  # fills the cache
     donor_log = tmp_path / "donor" / "result_3.txt"
@@ -217,8 +230,10 @@ def test_verdicts_with_a_damaged_linked_or_special_entry_equal_the_no_cache_verd
 @pytest.mark.parametrize("target", ["/dev/zero", "huge"])
 def test_an_entry_linked_to_an_endless_or_huge_file_is_a_miss_without_reading_it(monkeypatch, tmp_path, target):
     log = tmp_path / "result_1.txt"
-    log.write_text(':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "seed", '
-                   '"value": 1, "metadata": {}}\n')
+    log.write_text(
+        ':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "seed", '
+        '"value": 1, "metadata": {}}\n'
+    )
     cache = ParseCache(tmp_path / "cache")
     parse_log(log, "x", cache=cache)
     entry = entry_of(tmp_path / "cache", log)
@@ -277,7 +292,9 @@ def test_an_entry_under_another_name_or_of_another_shape_is_a_miss(tmp_path):
         entry.read_bytes(),  # a valid entry renamed: its key is not the name's
         msgspec.msgpack.encode([renamed.name, 0, [], [], "extra"]),
         msgspec.msgpack.encode([renamed.name, "0", [], []]),
-        msgspec.msgpack.encode([renamed.name, 0, [["k", 1, 0.0, None, None, {"a": msgspec.msgpack.Ext(1, b"x")}, 1]], []]),
+        msgspec.msgpack.encode(
+            [renamed.name, 0, [["k", 1, 0.0, None, None, {"a": msgspec.msgpack.Ext(1, b"x")}, 1]], []]
+        ),
         b"\x94" + key + b"\x00\x91\x97\xa1k" + b"\x91" * 100_000 + b"\x01",  # a value nested 100 000 deep
         b"\x94" + key + b"\x00\xdd\x7f\xff\xff\xff",  # 2**31 events announced
     ]
@@ -307,10 +324,15 @@ def test_a_folder_created_under_umask_000_is_private(tmp_path):
     assert {stat.S_IMODE(p.stat().st_mode) for p in files} == {0o600}
 
 
-@pytest.mark.parametrize("mode, reason", [(0o777, "its group and other users can write to it"),
-                                          (0o722, "its group and other users can write to it"),
-                                          (0o770, "its group can write to it"),
-                                          (0o703, "other users can write to it")])
+@pytest.mark.parametrize(
+    "mode, reason",
+    [
+        (0o777, "its group and other users can write to it"),
+        (0o722, "its group and other users can write to it"),
+        (0o770, "its group can write to it"),
+        (0o703, "other users can write to it"),
+    ],
+)
 def test_a_folder_others_can_write_is_refused(tmp_path, mode, reason):
     folder = tmp_path / "cache"
     folder.mkdir()
@@ -430,16 +452,19 @@ def _nested(levels: int) -> Any:
     return value
 
 
-@pytest.mark.parametrize("folder, key, value, rule", [
-    ("broken/run-aborted", "global_batch_size", _nested(980), "RCP003"),
-    ("broken/run-aborted", "submission_benchmark", _nested(980), "RCP002"),
-    ("broken/run-aborted", "epoch_num", _nested(980), "RCP010"),
-    ("broken/run-aborted", "epoch_num", {"a": 1}, "RCP010"),
-    ("broken/run-aborted", "global_batch_size", "Infinity", "RCP003"),
-    (f"clean/{LORA}", "samples_count", "Infinity", "RCP010"),
-    (f"clean/{LORA}", "samples_count", [1, 2], "RCP010"),
-    (f"clean/{LORA}", "samples_count", True, "RCP010"),
-])
+@pytest.mark.parametrize(
+    "folder, key, value, rule",
+    [
+        ("broken/run-aborted", "global_batch_size", _nested(980), "RCP003"),
+        ("broken/run-aborted", "submission_benchmark", _nested(980), "RCP002"),
+        ("broken/run-aborted", "epoch_num", _nested(980), "RCP010"),
+        ("broken/run-aborted", "epoch_num", {"a": 1}, "RCP010"),
+        ("broken/run-aborted", "global_batch_size", "Infinity", "RCP003"),
+        (f"clean/{LORA}", "samples_count", "Infinity", "RCP010"),
+        (f"clean/{LORA}", "samples_count", [1, 2], "RCP010"),
+        (f"clean/{LORA}", "samples_count", True, "RCP010"),
+    ],
+)
 def test_rcp_rules_survive_values_that_are_not_numbers(cli, monkeypatch, fixtures, folder, key, value, rule):
     """A parse (from a log, or an entry written by anyone who can write the cache) may hold any JSON
     value, nested up to the interpreter's limit: RCP001-RCP003 report the runs, they do not crash,

@@ -72,7 +72,8 @@ def test_linked_results_beside_a_real_systems_folder(cli, package, outside):
     os.symlink(outside / "results", package / "results")
     found = findings(check(cli, package))
     assert [(f["rule"], f["path"], f["severity"]) for f in found if f["rule"] == "PKG004"] == [
-        ("PKG004", "results", "warning")]
+        ("PKG004", "results", "warning")
+    ]
     assert not [f for f in found if (f["path"] or "").startswith("results/")]
     tree = discover(package)
     assert tree.benchmark_folders == () and tree.submissions[0].system_dirs == ()
@@ -101,9 +102,16 @@ def test_linked_folder_inside_a_submitter_of_a_repository(cli, tmp_path, outside
     assert not [f for f in found if (f["path"] or "").startswith("Sub/results/")]
 
 
-@pytest.mark.parametrize("name", ["results/fx_8xh100/ssd/result_9.txt", "results/fx_8xh100/ssd/package_checker_params",
-                                  "results/fx_8xh100/package_checker_params", "systems/fx_8xh100.json",
-                                  "results/fx_8xh100/ssd/scaling.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "results/fx_8xh100/ssd/result_9.txt",
+        "results/fx_8xh100/ssd/package_checker_params",
+        "results/fx_8xh100/package_checker_params",
+        "systems/fx_8xh100.json",
+        "results/fx_8xh100/ssd/scaling.json",
+    ],
+)
 def test_linked_file_outside_path_is_never_read(cli, package, outside, name):
     """The attack: a file linked to one outside PATH was read and its content quoted back (an
     unknown directive of `package_checker_params`, a log line, a description field)."""
@@ -116,8 +124,10 @@ def test_linked_file_outside_path_is_never_read(cli, package, outside, name):
     assert SECRET not in result.out + result.err
     skipped = [f for f in found if f["rule"] == "PKG021"]
     assert [(f["path"], f["severity"]) for f in skipped] == [(name, "warning")]
-    assert f"symbolic link to '{outside / 'secret.txt'}' leads outside the checked PATH; the file is not read" \
+    assert (
+        f"symbolic link to '{outside / 'secret.txt'}' leads outside the checked PATH; the file is not read"
         in skipped[0]["message"]
+    )
     assert not [f for f in found if f["path"] == name and f["rule"] != "PKG021"]  # nothing else read it
 
 
@@ -130,7 +140,9 @@ def test_link_chain_that_ends_outside_path(cli, package, outside):
     result = check(cli, package)
     assert SECRET not in result.out
     assert sorted(f["path"] for f in findings(result) if f["rule"] == "PKG021") == [
-        "results/fx_8xh100/ssd/hop", "results/fx_8xh100/ssd/result_9.txt"]
+        "results/fx_8xh100/ssd/hop",
+        "results/fx_8xh100/ssd/result_9.txt",
+    ]
 
 
 def test_linked_file_inside_path_is_read_but_not_from_a_narrower_path(cli, package):

@@ -32,15 +32,24 @@ TITLE, CLEAR = "\x1b]0;title\x07", "\x1b[2J"
 
 #: What no output may hold as it is: controls other than newline and tab, bidirectional and
 #: line-separating formatting characters, the byte-order mark, and lone surrogates.
-HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff"
-                    "\ud800-\udfff]")
+HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\ud800-\udfff]"
+)
 COMMAND = ("::", "##[")
 
 
 # ---------------------------------------------------------------- packages that carry the attack
 
-def package(root: Path, *, system: str = "fx_8xh100", extra: str | None = None, division: str | None = None,
-            key: str | None = None, description: dict[str, Any] | None = None) -> Path:
+
+def package(
+    root: Path,
+    *,
+    system: str = "fx_8xh100",
+    extra: str | None = None,
+    division: str | None = None,
+    key: str | None = None,
+    description: dict[str, Any] | None = None,
+) -> Path:
     """A one-benchmark copy of the clean fixture: the system folder (and its description's file)
     named `system`, an `extra` file in the benchmark folder, one log's division value and one of its
     keys replaced, and fields of the system description overwritten."""
@@ -65,14 +74,15 @@ def package(root: Path, *, system: str = "fx_8xh100", extra: str | None = None, 
 
 # ---------------------------------------------------------------- what every output must satisfy
 
+
 def assert_plain(text: str, what: str, *, commands: bool = False) -> None:
     """No hidden character, valid UTF-8, and (unless the output is workflow commands) no line that
     a CI runner would read as a command once it trimmed leading blanks."""
     hidden = HIDDEN.search(text)
-    assert hidden is None, f"{what}: {hidden.group()!r} in {text[max(0, hidden.start() - 60):hidden.end() + 20]!r}"
+    assert hidden is None, f"{what}: {hidden.group()!r} in {text[max(0, hidden.start() - 60) : hidden.end() + 20]!r}"
     text.encode("utf-8")
     # the runner's legacy parser finds `##[` anywhere in a line, whatever the format
-    assert "##[" not in text, f"{what}: {text[max(0, text.find('##[') - 60):text.find('##[') + 20]!r}"
+    assert "##[" not in text, f"{what}: {text[max(0, text.find('##[') - 60) : text.find('##[') + 20]!r}"
     if not commands:
         for line in text.splitlines():
             assert not line.lstrip().startswith(COMMAND), f"{what}: {line!r}"
@@ -147,9 +157,38 @@ class _Tags(HTMLParser):
         self.tags.append((tag, dict(attrs)))
 
 
-HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "span", "b", "table", "thead",
-             "tbody", "tr", "th", "td", "div", "svg", "rect", "text", "line", "polyline", "circle", "label", "select",
-             "option", "input", "script"}
+HTML_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "h1",
+    "h2",
+    "h3",
+    "p",
+    "span",
+    "b",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "div",
+    "svg",
+    "rect",
+    "text",
+    "line",
+    "polyline",
+    "circle",
+    "label",
+    "select",
+    "option",
+    "input",
+    "script",
+}
 
 
 def assert_html(text: str, what: str) -> None:
@@ -178,6 +217,7 @@ def annotations(report_json: Any) -> int:
 
 
 # ---------------------------------------------------------------- the attacks, one by one
+
 
 def test_a_file_name_cannot_forge_a_workflow_command_in_the_text_output(cli, tmp_path):
     root = package(tmp_path / "p", extra=FORGED)
@@ -217,8 +257,12 @@ def test_markdown_summary_cannot_be_closed_by_data(cli, tmp_path):
 
 
 def test_html_report_obeys_no_data(cli, tmp_path):
-    root = package(tmp_path / "p", system="<img src=x onerror=alert(1)>", division="<script>alert(1)</script>\ud800",
-                   description={"accelerator_model_name": "H100" + TITLE + "<script>alert(2)</script>"})
+    root = package(
+        tmp_path / "p",
+        system="<img src=x onerror=alert(1)>",
+        division="<script>alert(1)</script>\ud800",
+        description={"accelerator_model_name": "H100" + TITLE + "<script>alert(2)</script>"},
+    )
     page = tmp_path / "report.html"
     result = cli("report", str(root), "-o", str(page))
     assert result.code in (0, 1), result.err
@@ -268,8 +312,10 @@ def test_github_annotations_carry_data_only_escaped(cli, tmp_path):
 
 
 def test_score_outputs_neutralise_the_system_description(cli, tmp_path):
-    root = package(tmp_path / "p", description={"division": "::error file=x::forged",
-                                                "accelerator_model_name": "H100" + FORGED, "status": TITLE})
+    root = package(
+        tmp_path / "p",
+        description={"division": "::error file=x::forged", "accelerator_model_name": "H100" + FORGED, "status": TITLE},
+    )
     assert_plain(cli("score", str(root)).out, "score text")
     assert_csv(cli("score", str(root), "--format", "csv").out, "score csv")
     document = assert_json(cli("score", str(root), "--format", "json").out, "score json")
@@ -287,8 +333,15 @@ def test_compare_output_neutralises_names(cli, tmp_path):
 def test_audit_output_neutralises_names_and_claims(cli, tmp_path):
     root = package(tmp_path / "p", system="fx" + CLEAR, description={"accelerator_model_name": "H100" + FORGED})
     claims = tmp_path / "claims.yaml"
-    claims.write_text(json.dumps({"claims": [{"id": "x" + FORGED, "statement": TITLE + "\n##[error]forged",
-                                              "benchmark": "gnn", "minutes": 1}]}))
+    claims.write_text(
+        json.dumps(
+            {
+                "claims": [
+                    {"id": "x" + FORGED, "statement": TITLE + "\n##[error]forged", "benchmark": "gnn", "minutes": 1}
+                ]
+            }
+        )
+    )
     result = cli("audit", str(root), "--claims", str(claims))
     assert result.code in (0, 1), result.err
     assert_plain(result.out, "audit text")
@@ -299,8 +352,11 @@ def test_audit_never_writes_into_path_or_the_baseline(cli, tmp_path):
     root, baseline = package(tmp_path / "p"), package(tmp_path / "b")
     link = tmp_path / "link.txt"
     link.symlink_to(next(baseline.rglob("systems/*.json")))
-    for argv in (("-o", str(root / "audit.txt")), ("--baseline", str(baseline), "-o", str(baseline / "audit.txt")),
-                 ("--baseline", str(baseline), "-o", str(link))):
+    for argv in (
+        ("-o", str(root / "audit.txt")),
+        ("--baseline", str(baseline), "-o", str(baseline / "audit.txt")),
+        ("--baseline", str(baseline), "-o", str(link)),
+    ):
         result = cli("audit", str(root), *argv)
         assert result.code == 2 and "inside the checked PATH" in result.err, argv
     assert not list(tmp_path.rglob("audit.txt")) and link.read_text().startswith("{")
@@ -318,18 +374,57 @@ def test_report_never_writes_beside_a_checked_log(cli, tmp_path, monkeypatch):
 
 # ---------------------------------------------------------------- fuzzing
 
-TOKENS = ["\n", "\r", "\t", TITLE, CLEAR, "\x00", "\x85", "\u2028", "\u202e", "\u3000", "\xa0", "\udcff", "\ud800",
-          "::error file=x::forged", "##[error]forged", "</details><h3>✅ passed</h3>", "<script>alert(1)</script>",
-          "|", "*", "_", "`", "$", "[x](javascript:alert(1))", "%0A", "%", ",", ":", "&amp;", "]]>", "\\", '"', "'",
-          " ", "\U000e0041"]
+TOKENS = [
+    "\n",
+    "\r",
+    "\t",
+    TITLE,
+    CLEAR,
+    "\x00",
+    "\x85",
+    "\u2028",
+    "\u202e",
+    "\u3000",
+    "\xa0",
+    "\udcff",
+    "\ud800",
+    "::error file=x::forged",
+    "##[error]forged",
+    "</details><h3>✅ passed</h3>",
+    "<script>alert(1)</script>",
+    "|",
+    "*",
+    "_",
+    "`",
+    "$",
+    "[x](javascript:alert(1))",
+    "%0A",
+    "%",
+    ",",
+    ":",
+    "&amp;",
+    "]]>",
+    "\\",
+    '"',
+    "'",
+    " ",
+    "\U000e0041",
+]
 TEXT = st.lists(st.one_of(st.sampled_from(TOKENS), st.characters()), max_size=8).map("".join)
-FUZZ = settings(derandomize=True, database=None, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 def _check_format(name: str, text: str, count: int) -> None:
     checks: dict[str, Callable[[str, str], Any]] = {
-        "json": assert_json, "sarif": assert_json, "junit": assert_xml, "markdown": assert_markdown,
+        "json": assert_json,
+        "sarif": assert_json,
+        "junit": assert_xml,
+        "markdown": assert_markdown,
         "github": lambda text, what: assert_github(text, what, count),
     }
     checks.get(name, assert_plain)(text, name)  # a format added later is held to plain text at least
@@ -345,13 +440,26 @@ def base_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @settings(FUZZ, max_examples=100)
 @given(message=TEXT, path=TEXT, submitter=TEXT, system=TEXT, hint=TEXT, waived=st.none() | TEXT, target=TEXT)
-def test_every_format_neutralises_any_finding_text(host, base_report, message, path, submitter, system, hint, waived,
-                                                   target):
-    fuzzed = dataclasses.replace(base_report.findings[-1], message=message, path=path, submitter=submitter,
-                                 system=system, benchmark=system, hint=hint, waived_by=waived, related=((path, 3),))
-    report = dataclasses.replace(base_report, findings=base_report.findings + (fuzzed,),
-                                 target=dataclasses.replace(base_report.target, path=target),
-                                 checked=base_report.checked + (("run", path),))
+def test_every_format_neutralises_any_finding_text(
+    host, base_report, message, path, submitter, system, hint, waived, target
+):
+    fuzzed = dataclasses.replace(
+        base_report.findings[-1],
+        message=message,
+        path=path,
+        submitter=submitter,
+        system=system,
+        benchmark=system,
+        hint=hint,
+        waived_by=waived,
+        related=((path, 3),),
+    )
+    report = dataclasses.replace(
+        base_report,
+        findings=base_report.findings + (fuzzed,),
+        target=dataclasses.replace(base_report.target, path=target),
+        checked=base_report.checked + (("run", path),),
+    )
     count = sum(1 for finding in report.findings if not finding.waived_by)
     for name, fmt in host.formats.items():
         _check_format(name, fmt.render(report), count)
@@ -361,8 +469,7 @@ def _file_name(text: str) -> str:
     """`text` as a part of a file name: no separator or NUL, only the surrogates that stand for a
     byte that is not UTF-8, at most 40 characters."""
     text = text.replace("/", "").replace("\x00", "")
-    return "".join("\udcff" if 0xD800 <= ord(c) <= 0xDFFF and not 0xDC80 <= ord(c) <= 0xDCFF else c
-                   for c in text)[:40]
+    return "".join("\udcff" if 0xD800 <= ord(c) <= 0xDFFF and not 0xDC80 <= ord(c) <= 0xDCFF else c for c in text)[:40]
 
 
 @settings(FUZZ, max_examples=8)
@@ -370,14 +477,27 @@ def _file_name(text: str) -> str:
 def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
-        root = package(tmp / "p", system="fx" + _file_name(name), extra=_file_name(name), division=value, key=value,
-                       description={"accelerator_model_name": "H100" + value, "status": value, "division": value})
+        root = package(
+            tmp / "p",
+            system="fx" + _file_name(name),
+            extra=_file_name(name),
+            division=value,
+            key=value,
+            description={"accelerator_model_name": "H100" + value, "status": value, "division": value},
+        )
         out = tmp / "out"
         out.mkdir()
         formats = sorted(PluginHost().formats)
         commands = [
-            ["check", str(root), "--fail-on", "never", "--write-baseline", str(out / "baseline.json"),  # text: stdout
-             *[f"--report={fmt}:{out / f'check.{fmt}'}" for fmt in formats]],
+            [
+                "check",
+                str(root),
+                "--fail-on",
+                "never",
+                "--write-baseline",
+                str(out / "baseline.json"),  # text: stdout
+                *[f"--report={fmt}:{out / f'check.{fmt}'}" for fmt in formats],
+            ],
             ["score", str(root), "-o", str(out / "score.txt")],
             ["score", str(root), "--format", "json", "-o", str(out / "score.json")],
             ["score", str(root), "--format", "csv", "-o", str(out / "score.csv")],

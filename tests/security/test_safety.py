@@ -20,20 +20,23 @@ from mlperf_audit.safety import (
 )
 
 
-@pytest.mark.parametrize("raw, shown", [
-    ("a\nb", "a\\x0ab"),
-    ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
-    ("\x1b[2J", "\\x1b[2J"),
-    ("\r\x00\x7f\x85\x9b", "\\x0d\\x00\\x7f\\x85\\x9b"),
-    ("abc\u202etxt.exe", "abc\\u202etxt.exe"),  # right-to-left override
-    ("\u061c\u2066\u2069\u200b\ufeff\u00ad", "\\u061c\\u2066\\u2069\\u200b\\ufeff\\xad"),
-    ("line\u2028sep\u2029", "line\\u2028sep\\u2029"),
-    ("not utf-8: \udcff", "not utf-8: \\xff"),  # an undecodable byte of a file name (surrogateescape)
-    ("lone \ud800", "lone \\ud800"),
-    ("tag \U000e0041", "tag \\U000e0041"),  # invisible ASCII smuggled in tag characters
-    ("\ufffe\uffff", "\\ufffe\\uffff"),
-    ("plain: ü ✅ 漢字 \u3000 | <b>", "plain: ü ✅ 漢字 \u3000 | <b>"),
-])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        ("a\nb", "a\\x0ab"),
+        ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+        ("\x1b[2J", "\\x1b[2J"),
+        ("\r\x00\x7f\x85\x9b", "\\x0d\\x00\\x7f\\x85\\x9b"),
+        ("abc\u202etxt.exe", "abc\\u202etxt.exe"),  # right-to-left override
+        ("\u061c\u2066\u2069\u200b\ufeff\u00ad", "\\u061c\\u2066\\u2069\\u200b\\ufeff\\xad"),
+        ("line\u2028sep\u2029", "line\\u2028sep\\u2029"),
+        ("not utf-8: \udcff", "not utf-8: \\xff"),  # an undecodable byte of a file name (surrogateescape)
+        ("lone \ud800", "lone \\ud800"),
+        ("tag \U000e0041", "tag \\U000e0041"),  # invisible ASCII smuggled in tag characters
+        ("\ufffe\uffff", "\\ufffe\\uffff"),
+        ("plain: ü ✅ 漢字 \u3000 | <b>", "plain: ü ✅ 漢字 \u3000 | <b>"),
+    ],
+)
 def test_visible_escapes_what_cannot_be_shown(raw, shown):
     assert visible(raw) == shown
     assert visible(shown) == shown  # idempotent: a report's text may pass twice
@@ -45,15 +48,18 @@ def test_visible_keeps_the_tools_own_lines_only_when_asked():
     assert visible("a\n\tb\r\x1b", keep_newlines=True) == "a\n\tb\\x0d\\x1b"
 
 
-@pytest.mark.parametrize("raw, guarded", [
-    ("::error file=x::forged", "\\x3a:error file=x::forged"),
-    ("ok\n  ::error::x", "ok\n  \\x3a:error::x"),
-    ("ok\n\u3000\u00a0::warning::x", "ok\n\u3000\u00a0\\x3a:warning::x"),  # the runner trims Unicode spaces too
-    ("ok\r::notice::x", "ok\r\\x3a:notice::x"),
-    ("ok\u2028::x\x85::y", "ok\u2028\\x3a:x\x85\\x3a:y"),
-    ("##[error]old form", "\\x23#[error]old form"),
-    ("a ::b\n: :c\n#[x]\n", "a ::b\n: :c\n#[x]\n"),  # nothing to do
-])
+@pytest.mark.parametrize(
+    "raw, guarded",
+    [
+        ("::error file=x::forged", "\\x3a:error file=x::forged"),
+        ("ok\n  ::error::x", "ok\n  \\x3a:error::x"),
+        ("ok\n\u3000\u00a0::warning::x", "ok\n\u3000\u00a0\\x3a:warning::x"),  # the runner trims Unicode spaces too
+        ("ok\r::notice::x", "ok\r\\x3a:notice::x"),
+        ("ok\u2028::x\x85::y", "ok\u2028\\x3a:x\x85\\x3a:y"),
+        ("##[error]old form", "\\x23#[error]old form"),
+        ("a ::b\n: :c\n#[x]\n", "a ::b\n: :c\n#[x]\n"),  # nothing to do
+    ],
+)
 def test_no_line_starts_a_workflow_command(raw, guarded):
     assert no_workflow_commands(raw) == guarded
     for line in guarded.splitlines():
@@ -71,7 +77,8 @@ def test_visible_data_and_json_document_are_strict_utf8_json():
 
 def test_html_text_leaves_no_tag_or_attribute():
     assert html_text("</details><script>alert('x')</script>\" onload=\"x\x1b") == (
-        "&lt;/details&gt;&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&quot; onload=&quot;x\\x1b")
+        "&lt;/details&gt;&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;&quot; onload=&quot;x\\x1b"
+    )
 
 
 @pytest.fixture

@@ -35,32 +35,51 @@ def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = Tru
     """The options of a command that reads a PATH as `check` does (for plugins' commands too):
     --ruleset, --partial (unless `partial` is False), --config, --trust-tree-config, the cache
     options and, when `jobs` says what runs in parallel, --jobs."""
-    command.add_argument("--ruleset", metavar="RULESET",
-                         help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)")
+    command.add_argument(
+        "--ruleset",
+        metavar="RULESET",
+        help=f"rules of the round: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)",
+    )
     if partial:
         command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
     command.add_argument("--config", metavar="FILE", help="read settings from FILE")
-    command.add_argument("--trust-tree-config", action="store_true",
-                         help="obey a configuration file that lies inside PATH")
+    command.add_argument(
+        "--trust-tree-config", action="store_true", help="obey a configuration file that lies inside PATH"
+    )
     add_cache_options(command)
     if jobs:
-        command.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                             help=f"{jobs} in N processes (default: the number of cores)")
+        command.add_argument(
+            "-j",
+            "--jobs",
+            type=int,
+            default=os.cpu_count() or 1,
+            metavar="N",
+            help=f"{jobs} in N processes (default: the number of cores)",
+        )
 
 
 def add_cache_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--cache-dir", metavar="DIR",
-                         help="keep parsed files in DIR, never inside PATH (default: $MLPERF_AUDIT_CACHE_DIR, "
-                         "else $XDG_CACHE_HOME/mlperf-audit or ~/.cache/mlperf-audit)")
+    command.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep parsed files in DIR, never inside PATH (default: $MLPERF_AUDIT_CACHE_DIR, "
+        "else $XDG_CACHE_HOME/mlperf-audit or ~/.cache/mlperf-audit)",
+    )
     command.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
 
 
 def round_config(args: argparse.Namespace, target: Path, ruleset: str | None = None) -> Config:
     if not os.path.lexists(target):
         raise TargetError(f"{target}: no such file or folder")
-    return load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                       ruleset=ruleset or args.ruleset, partial=args.partial, cache_dir=args.cache_dir,
-                       use_cache=not args.no_cache)
+    return load_config(
+        target=target,
+        config_file=args.config,
+        trust_tree_config=args.trust_tree_config,
+        ruleset=ruleset or args.ruleset,
+        partial=args.partial,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+    )
 
 
 def progress(args: argparse.Namespace) -> Any:
@@ -83,5 +102,3 @@ def write(text: str, output: str | None, checked: Sequence[Path] = (), append: b
         sys.stdout.flush()
         return
     write_text(output, text, checked, append=append)
-
-

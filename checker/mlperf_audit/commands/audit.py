@@ -83,15 +83,20 @@ def samples_to_converge(result: BenchmarkScore) -> float | None:
 
 def hardware_bound(new: BenchmarkScore, old: BenchmarkScore, software: float) -> tuple[float | None, str]:
     """The largest per-accelerator speedup of `new` over `old` that their hardware supports."""
-    return hardware.speedup_bound(new.system_info.get("accelerator_model_name", ""),
-                                  old.system_info.get("accelerator_model_name", ""), software)
+    return hardware.speedup_bound(
+        new.system_info.get("accelerator_model_name", ""), old.system_info.get("accelerator_model_name", ""), software
+    )
 
 
 def _find(scores: list[BenchmarkScore], benchmark: str, who: dict[str, Any] | None) -> BenchmarkScore | None:
     if not who:
         return None
     for result in scores:
-        if result.benchmark == benchmark and result.submitter == who.get("submitter") and result.system == who.get("system"):
+        if (
+            result.benchmark == benchmark
+            and result.submitter == who.get("submitter")
+            and result.system == who.get("system")
+        ):
             return result
     return None
 
@@ -113,8 +118,15 @@ class ClaimVerdict:
     caveats: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "statement": self.statement, "verdict": self.verdict, "claimed": self.claimed,
-                "recomputed": self.recomputed, "hardware": self.hardware, "caveats": self.caveats}
+        return {
+            "id": self.id,
+            "statement": self.statement,
+            "verdict": self.verdict,
+            "claimed": self.claimed,
+            "recomputed": self.recomputed,
+            "hardware": self.hardware,
+            "caveats": self.caveats,
+        }
 
 
 def _compare(claimed: float, actual: float, tolerance: float, larger_is_better: bool = True) -> str:
@@ -132,20 +144,34 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
     if "minutes" in claim:
         result = _find(scores, benchmark, claim.get("result"))
         if result is None or result.score_minutes is None:
-            return ClaimVerdict(identifier, statement, "not checkable", claim["minutes"], None,
-                                caveats=caveats + ["no scored result matches the claim"])
+            return ClaimVerdict(
+                identifier,
+                statement,
+                "not checkable",
+                claim["minutes"],
+                None,
+                caveats=caveats + ["no scored result matches the claim"],
+            )
         claimed = float(claim["minutes"])
         tolerance = max(_tolerance(claim["minutes"]), 0.01 * result.score_minutes)
         verdict = _compare(claimed, result.score_minutes, tolerance, larger_is_better=False)
         if "accelerators" in claim and int(claim["accelerators"]) != result.accelerators:
             verdict = "overstated" if int(claim["accelerators"]) < (result.accelerators or 0) else verdict
-            caveats.append(f"the result used {result.accelerators} accelerators, the claim says {claim['accelerators']}")
+            caveats.append(
+                f"the result used {result.accelerators} accelerators, the claim says {claim['accelerators']}"
+            )
         return ClaimVerdict(identifier, statement, verdict, claimed, round(result.score_minutes, 4), caveats=caveats)
     faster, than = _find(scores, benchmark, claim.get("faster")), _find(scores, benchmark, claim.get("than"))
     written = claim.get("speedup_percent", claim.get("speedup"))
     if written is None or faster is None or than is None or not faster.score_minutes or not than.score_minutes:
-        return ClaimVerdict(identifier, statement, "not checkable", written, None,
-                            caveats=caveats + ["both results must be scored and the claim must give a speedup"])
+        return ClaimVerdict(
+            identifier,
+            statement,
+            "not checkable",
+            written,
+            None,
+            caveats=caveats + ["both results must be scored and the claim must give a speedup"],
+        )
     speedup = than.score_minutes / faster.score_minutes
     per_accelerator = bool(claim.get("per_accelerator"))
     if per_accelerator and faster.accelerators and than.accelerators:
@@ -163,16 +189,22 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
         fit = f"not checkable: {basis}"
     else:
         gain = claimed if per_accelerator else claimed * (than.accelerators or 1) / (faster.accelerators or 1)
-        fit = (f"fits ({gain:.2f}x per accelerator <= {basis})" if gain <= bound
-               else f"exceeds what the hardware supports ({gain:.2f}x per accelerator > {basis})")
+        fit = (
+            f"fits ({gain:.2f}x per accelerator <= {basis})"
+            if gain <= bound
+            else f"exceeds what the hardware supports ({gain:.2f}x per accelerator > {basis})"
+        )
     stc_new, stc_old = samples_to_converge(faster), samples_to_converge(than)
     if stc_new and stc_old and stc_old / stc_new > 1.05:
-        caveats.append(f"part of the gain is convergence, not hardware: {stc_new:,.6g} against {stc_old:,.6g} units "
-                       "to converge")
+        caveats.append(
+            f"part of the gain is convergence, not hardware: {stc_new:,.6g} against {stc_old:,.6g} units to converge"
+        )
     if faster.accelerators != than.accelerators and not per_accelerator:
         caveats.append(f"different scales: {faster.accelerators} against {than.accelerators} accelerators")
     if rate_new and rate_old:
-        caveats.append(f"work per accelerator per minute: {rate_new:,.6g} against {rate_old:,.6g} ({rate_new / rate_old:.3f}x)")
+        caveats.append(
+            f"work per accelerator per minute: {rate_new:,.6g} against {rate_old:,.6g} ({rate_new / rate_old:.3f}x)"
+        )
     shown = round((speedup - 1) * 100, 2) if "speedup_percent" in claim else round(speedup, 4)
     return ClaimVerdict(identifier, statement, verdict, written, shown, fit, caveats)
 
@@ -205,15 +237,28 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
             relative = rate / statistics.median(peers) if rate and peers else None
             accelerator = hardware.match(str(s.system_info.get("accelerator_model_name", "")))
             model = hardware.WORK.get(benchmark)
-            utilisation = (rate * model.flops_per_unit / 60 / (accelerator.best_peak_tflops * 1e12)
-                           if rate and model and accelerator and accelerator.best_peak_tflops else None)
+            utilisation = (
+                rate * model.flops_per_unit / 60 / (accelerator.best_peak_tflops * 1e12)
+                if rate and model and accelerator and accelerator.best_peak_tflops
+                else None
+            )
             flags = sorted(codes.get((s.submitter, s.system, s.benchmark), set()))
             if relative and relative > STANDS_OUT:
                 flags.insert(0, f">{STANDS_OUT:g}x peers")
-            rows.append({"benchmark": benchmark, "submitter": s.submitter, "system": s.system,
-                         "accelerators": s.accelerators, "accelerator": s.system_info.get("accelerator_model_name"),
-                         "score_minutes": s.score_minutes, "work_per_accelerator_minute": rate,
-                         "relative_to_peers": relative, "utilisation": utilisation, "stands_out": flags})
+            rows.append(
+                {
+                    "benchmark": benchmark,
+                    "submitter": s.submitter,
+                    "system": s.system,
+                    "accelerators": s.accelerators,
+                    "accelerator": s.system_info.get("accelerator_model_name"),
+                    "score_minutes": s.score_minutes,
+                    "work_per_accelerator_minute": rate,
+                    "relative_to_peers": relative,
+                    "utilisation": utilisation,
+                    "stands_out": flags,
+                }
+            )
     return rows
 
 
@@ -230,10 +275,24 @@ def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) 
         rate_new, rate_old = work_rate(new), work_rate(old)
         speedup = rate_new / rate_old if rate_new and rate_old else None
         bound, basis = hardware_bound(new, old, hardware.SOFTWARE_ACROSS_ROUNDS)
-        verdict = ("not checkable" if speedup is None or bound is None
-                   else "fits" if speedup <= bound else "exceeds what the hardware supports")
-        rows.append({"benchmark": benchmark, "new": f"{new.submitter}/{new.system}", "baseline": f"{old.submitter}/{old.system}",
-                     "speedup_per_accelerator": speedup, "hardware_bound": bound, "basis": basis, "verdict": verdict})
+        verdict = (
+            "not checkable"
+            if speedup is None or bound is None
+            else "fits"
+            if speedup <= bound
+            else "exceeds what the hardware supports"
+        )
+        rows.append(
+            {
+                "benchmark": benchmark,
+                "new": f"{new.submitter}/{new.system}",
+                "baseline": f"{old.submitter}/{old.system}",
+                "speedup_per_accelerator": speedup,
+                "hardware_bound": bound,
+                "basis": basis,
+                "verdict": verdict,
+            }
+        )
     return rows
 
 
@@ -245,25 +304,62 @@ def _shown(value: Any) -> str:
     return visible(str(value))
 
 
-def render_text(report_text: str, peers: list[dict[str, Any]], versus: list[dict[str, Any]],
-                claims: list[ClaimVerdict]) -> str:
-    parts = [report_text.rstrip("\n"), "",
-             "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
-             "other results on the same accelerator):"]
-    parts.append(tabulate([[_shown(p["benchmark"]), _shown(f"{p['submitter']}/{p['system']}"),
-                            _shown(f"{p['accelerators']} x {p['accelerator']}"),
-                            _fmt(p["score_minutes"], ".3f"), _fmt(p["work_per_accelerator_minute"], ",.6g"),
-                            _fmt(p["relative_to_peers"], ".2f"), _fmt(p["utilisation"], ".0%"),
-                            _shown(", ".join(p["stands_out"]) or "-")] for p in peers],
-                          headers=["benchmark", "result", "accelerators", "score (min)", "work/acc/min", "vs peers",
-                                   "utilisation", "stands out"], disable_numparse=True))
+def render_text(
+    report_text: str, peers: list[dict[str, Any]], versus: list[dict[str, Any]], claims: list[ClaimVerdict]
+) -> str:
+    parts = [
+        report_text.rstrip("\n"),
+        "",
+        "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
+        "other results on the same accelerator):",
+    ]
+    parts.append(
+        tabulate(
+            [
+                [
+                    _shown(p["benchmark"]),
+                    _shown(f"{p['submitter']}/{p['system']}"),
+                    _shown(f"{p['accelerators']} x {p['accelerator']}"),
+                    _fmt(p["score_minutes"], ".3f"),
+                    _fmt(p["work_per_accelerator_minute"], ",.6g"),
+                    _fmt(p["relative_to_peers"], ".2f"),
+                    _fmt(p["utilisation"], ".0%"),
+                    _shown(", ".join(p["stands_out"]) or "-"),
+                ]
+                for p in peers
+            ],
+            headers=[
+                "benchmark",
+                "result",
+                "accelerators",
+                "score (min)",
+                "work/acc/min",
+                "vs peers",
+                "utilisation",
+                "stands out",
+            ],
+            disable_numparse=True,
+        )
+    )
     if versus:
         parts += ["", "Against the baseline (best result per benchmark):"]
-        parts.append(tabulate([[_shown(v["benchmark"]), _shown(v["new"]), _shown(v["baseline"]),
-                                _fmt(v["speedup_per_accelerator"], ".3f"), _fmt(v["hardware_bound"], ".2f"),
-                                _shown(v["verdict"])] for v in versus],
-                              headers=["benchmark", "result", "baseline", "speedup/acc", "hardware bound", "verdict"],
-                              disable_numparse=True))
+        parts.append(
+            tabulate(
+                [
+                    [
+                        _shown(v["benchmark"]),
+                        _shown(v["new"]),
+                        _shown(v["baseline"]),
+                        _fmt(v["speedup_per_accelerator"], ".3f"),
+                        _fmt(v["hardware_bound"], ".2f"),
+                        _shown(v["verdict"]),
+                    ]
+                    for v in versus
+                ],
+                headers=["benchmark", "result", "baseline", "speedup/acc", "hardware bound", "verdict"],
+                disable_numparse=True,
+            )
+        )
     if claims:
         parts += ["", "Claims:"]
         for claim in claims:
@@ -283,9 +379,15 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
             raise TargetError(f"{visible(str(path))}: no such file or folder")
     if args.output:
         output_path(args.output, checked)  # refused before the minutes a check takes, not after
-    config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                         ruleset=args.ruleset, fail_on=args.fail_on, cache_dir=args.cache_dir,
-                         use_cache=not args.no_cache)
+    config = load_config(
+        target=target,
+        config_file=args.config,
+        trust_tree_config=args.trust_tree_config,
+        ruleset=args.ruleset,
+        fail_on=args.fail_on,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+    )
     jobs = max(1, args.jobs)
     review = api.review(target, config, host, jobs=jobs, score=True)  # one parse for the check and the scores
     report, scores = review.report, list(review.scores)
@@ -297,12 +399,21 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     peers = peer_rows(scores, codes)
     versus: list[dict[str, Any]] = []
     if args.baseline:
-        baseline = api.score(Path(args.baseline), load_config(
-            target=Path(args.baseline), ruleset=args.baseline_ruleset or args.ruleset, cache_dir=args.cache_dir,
-            use_cache=not args.no_cache), host, jobs=jobs)
+        baseline = api.score(
+            Path(args.baseline),
+            load_config(
+                target=Path(args.baseline),
+                ruleset=args.baseline_ruleset or args.ruleset,
+                cache_dir=args.cache_dir,
+                use_cache=not args.no_cache,
+            ),
+            host,
+            jobs=jobs,
+        )
         versus = baseline_rows(scores, baseline)
-        compared = api.compare_baseline(Comparison(tuple(scores), tuple(baseline), str(args.baseline)), target,
-                                        config, host)
+        compared = api.compare_baseline(
+            Comparison(tuple(scores), tuple(baseline), str(args.baseline)), target, config, host
+        )
         if compared:
             report = dataclasses.replace(report, findings=report.findings + tuple(compared))
     claims = [judge_claim(claim, scores) for claim in load_claims(args.claims)] if args.claims else []
@@ -326,8 +437,12 @@ def add_command(commands: Any) -> None:
     parser.add_argument("--baseline-ruleset", metavar="RULESET", help="the round of the baseline, if not --ruleset")
     parser.add_argument("--claims", metavar="FILE", help="a YAML file of claims to verify")
     parser.add_argument("--format", default="text", choices=("text", "json"))
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write to FILE instead of standard output (never inside PATH or the baseline PATH)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE instead of standard output (never inside PATH or the baseline PATH)",
+    )
     parser.add_argument("--fail-on", choices=("error", "warning", "info", "never"))
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run)

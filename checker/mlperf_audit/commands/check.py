@@ -18,33 +18,65 @@ from . import UsageError, add_cache_options, progress, split, write
 
 def add_command(commands: Any) -> None:
     parser = commands.add_parser("check", help="check a results repository, submission, folder or log file")
-    parser.add_argument("path", metavar="PATH", help="results repository root, submitter folder, "
-                           "results/<system> or results/<system>/<benchmark> folder, or one result file")
+    parser.add_argument(
+        "path",
+        metavar="PATH",
+        help="results repository root, submitter folder, "
+        "results/<system> or results/<system>/<benchmark> folder, or one result file",
+    )
     parser.add_argument("--format", default="text", help="output format (default: text; see `mlperf-audit formats`)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
-    parser.add_argument("--report", action="append", default=[], metavar="FORMAT:FILE",
-                           help="also write the report in FORMAT to FILE (repeatable), e.g. sarif:audit.sarif")
-    parser.add_argument("--select", action="append", metavar="CODES",
-                           help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)")
-    parser.add_argument("--ignore", action="append", metavar="CODES",
-                           help="skip these rule codes, prefixes or names (comma-separated; repeatable)")
-    parser.add_argument("--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 "
-                           "(default: error)")
-    parser.add_argument("--ruleset", metavar="RULESET",
-                           help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)")
-    parser.add_argument("--config", metavar="FILE", help="read settings from FILE (a .mlperf-audit.toml or a "
-                           "pyproject.toml with [tool.mlperf-audit])")
+    parser.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FORMAT:FILE",
+        help="also write the report in FORMAT to FILE (repeatable), e.g. sarif:audit.sarif",
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        metavar="CODES",
+        help="skip these rule codes, prefixes or names (comma-separated; repeatable)",
+    )
+    parser.add_argument(
+        "--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 (default: error)"
+    )
+    parser.add_argument(
+        "--ruleset",
+        metavar="RULESET",
+        help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read settings from FILE (a .mlperf-audit.toml or a pyproject.toml with [tool.mlperf-audit])",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress line on a terminal's stderr")
-    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
-                           help="check benchmark folders in N processes (default: the number of cores); "
-                           "the report is the same whatever N is")
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="check benchmark folders in N processes (default: the number of cores); "
+        "the report is the same whatever N is",
+    )
     parser.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
     parser.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
     parser.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
-    parser.add_argument("--partial", action="store_true",
-                           help="a submitter's what-if: runs still missing are pending, not failures")
-    parser.add_argument("--trust-tree-config", action="store_true",
-                           help="obey a configuration file that lies inside PATH")
+    parser.add_argument(
+        "--partial", action="store_true", help="a submitter's what-if: runs still missing are pending, not failures"
+    )
+    parser.add_argument(
+        "--trust-tree-config", action="store_true", help="obey a configuration file that lies inside PATH"
+    )
     add_cache_options(parser)
 
     parser.set_defaults(handler=run)
@@ -78,7 +110,9 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     for spec in args.report:
         name, _, path = spec.partition(":")
         if not path or name not in host.formats:
-            raise UsageError(f"--report {spec!r}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}")
+            raise UsageError(
+                f"--report {spec!r}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}"
+            )
         output_path(path, [target])
         extra.append((host.formats[name], path))
     if args.jobs < 1:
@@ -90,5 +124,3 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     for extra_format, path in extra:
         write(extra_format.render(report), path, [target], append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
     return report.exit_code
-
-

@@ -48,19 +48,30 @@ class BenchmarkComparison:
         def side(s: BenchmarkScore | None) -> dict[str, Any] | None:
             if s is None:
                 return None
-            return {"submitter": s.submitter, "system": s.system, "score_minutes": s.score_minutes,
-                    "accelerators": s.accelerators, "accelerator": s.system_info.get("accelerator_model_name")}
+            return {
+                "submitter": s.submitter,
+                "system": s.system,
+                "score_minutes": s.score_minutes,
+                "accelerators": s.accelerators,
+                "accelerator": s.system_info.get("accelerator_model_name"),
+            }
 
-        return {"benchmark": self.benchmark, "a": side(self.a), "b": side(self.b), "speedup": self.speedup,
-                "speedup_per_accelerator": self.speedup_per_accelerator}
+        return {
+            "benchmark": self.benchmark,
+            "a": side(self.a),
+            "b": side(self.b),
+            "speedup": self.speedup,
+            "speedup_per_accelerator": self.speedup_per_accelerator,
+        }
 
 
 def _best(scores: list[BenchmarkScore]) -> dict[str, BenchmarkScore]:
     best: dict[str, BenchmarkScore] = {}
     for score in scores:
         current = best.get(score.benchmark)
-        if score.score_minutes is not None and (current is None or current.score_minutes is None
-                                                or score.score_minutes < current.score_minutes):
+        if score.score_minutes is not None and (
+            current is None or current.score_minutes is None or score.score_minutes < current.score_minutes
+        ):
             best[score.benchmark] = score
         elif current is None:
             best[score.benchmark] = score
@@ -79,13 +90,18 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 def _side(score: BenchmarkScore | None) -> list[str]:
     if score is None:
         return ["-", _fmt(None), "-"]
-    return [visible(f"{score.submitter}/{score.system}"), _fmt(score.score_minutes),
-            visible(str(score.accelerators)) if score.accelerators else "-"]
+    return [
+        visible(f"{score.submitter}/{score.system}"),
+        _fmt(score.score_minutes),
+        visible(str(score.accelerators)) if score.accelerators else "-",
+    ]
 
 
 def render_text(rows: list[BenchmarkComparison]) -> str:
-    table = [[visible(row.benchmark), *_side(row.a), *_side(row.b), _fmt(row.speedup),
-              _fmt(row.speedup_per_accelerator)] for row in rows]
+    table = [
+        [visible(row.benchmark), *_side(row.a), *_side(row.b), _fmt(row.speedup), _fmt(row.speedup_per_accelerator)]
+        for row in rows
+    ]
     header = ["benchmark", "A", "A min", "A accel.", "B", "B min", "B accel.", "speedup (A/B)", "per accelerator"]
     return no_workflow_commands(tabulate(table, headers=header, disable_numparse=True) + "\n")
 
@@ -116,5 +132,3 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     text = render_json(rows, str(args.a), str(args.b)) if args.format == "json" else render_text(rows)
     write(text, args.output, [side_a, side_b])
     return EXIT_OK
-
-

@@ -92,20 +92,28 @@ def _width(axis: tuple[float, float]) -> float:
 
 
 def _axes(x_range: tuple[float, float], y_range: tuple[float, float], x_label: str, y_label: str) -> str:
-    parts = [f'<rect x="{MARGIN}" y="10" width="{WIDTH - MARGIN - 10}" height="{HEIGHT - MARGIN - 10}" '
-             'fill="none" stroke="#999"/>']
+    parts = [
+        f'<rect x="{MARGIN}" y="10" width="{WIDTH - MARGIN - 10}" height="{HEIGHT - MARGIN - 10}" '
+        'fill="none" stroke="#999"/>'
+    ]
     for i in range(5):
         fraction = i / 4
         x = MARGIN + fraction * (WIDTH - MARGIN - 10)
         y = HEIGHT - MARGIN - fraction * (HEIGHT - MARGIN - 20)
         x_value = x_range[0] + fraction * (x_range[1] - x_range[0])
         y_value = y_range[0] + fraction * (y_range[1] - y_range[0])
-        parts.append(f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="9" text-anchor="middle">{x_value:.4g}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="9" text-anchor="middle">{x_value:.4g}</text>'
+        )
         parts.append(f'<text x="{MARGIN - 4}" y="{y + 3:.1f}" font-size="9" text-anchor="end">{y_value:.4g}</text>')
-    parts.append(f'<text x="{(WIDTH + MARGIN) / 2}" y="{HEIGHT - 8}" font-size="10" text-anchor="middle">'
-                 f'{html_text(x_label)}</text>')
-    parts.append(f'<text x="12" y="{HEIGHT / 2}" font-size="10" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {HEIGHT / 2})">{html_text(y_label)}</text>')
+    parts.append(
+        f'<text x="{(WIDTH + MARGIN) / 2}" y="{HEIGHT - 8}" font-size="10" text-anchor="middle">'
+        f"{html_text(x_label)}</text>"
+    )
+    parts.append(
+        f'<text x="12" y="{HEIGHT / 2}" font-size="10" text-anchor="middle" '
+        f'transform="rotate(-90 12 {HEIGHT / 2})">{html_text(y_label)}</text>'
+    )
     return "".join(parts)
 
 
@@ -120,28 +128,37 @@ def _project(x_range: tuple[float, float], y_range: tuple[float, float]) -> Any:
     return point
 
 
-def convergence_svg(found: list[Curve], target: tuple[float, str] | None, band: tuple[float, float] | None,
-                    unit: str, quality: str) -> str:
+def convergence_svg(
+    found: list[Curve], target: tuple[float, str] | None, band: tuple[float, float] | None, unit: str, quality: str
+) -> str:
     xs = [x for c in found for x, _ in c.points] + (list(band) if band else []) + [0.0]
     ys = [y for c in found for _, y in c.points] + ([target[0]] if target else [])
     x_range, y_range = (0.0, _scale(xs)[1]), _scale(ys)
     point = _project(x_range, y_range)
-    parts = [f'<svg class="plot convergence" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
-             _axes(x_range, y_range, unit, quality)]
+    parts = [
+        f'<svg class="plot convergence" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
+        _axes(x_range, y_range, unit, quality),
+    ]
     if band:
         left, right = point(band[0], 0)[0], point(band[1], 0)[0]
-        parts.append(f'<rect class="rcp-band" x="{left:.1f}" y="10" width="{max(right - left, 1):.1f}" '
-                     f'height="{HEIGHT - MARGIN - 10}" fill="#2ca02c" opacity="0.15"><title>RCP band: minimum '
-                     f'allowed mean {band[0]:.4g} to RCP mean {band[1]:.4g}</title></rect>')
+        parts.append(
+            f'<rect class="rcp-band" x="{left:.1f}" y="10" width="{max(right - left, 1):.1f}" '
+            f'height="{HEIGHT - MARGIN - 10}" fill="#2ca02c" opacity="0.15"><title>RCP band: minimum '
+            f"allowed mean {band[0]:.4g} to RCP mean {band[1]:.4g}</title></rect>"
+        )
     if target:
         y = point(0, target[0])[1]
-        parts.append(f'<line class="target" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#d62728" '
-                     f'stroke-dasharray="4 3"><title>target {target[1]} {target[0]:g}</title></line>')
+        parts.append(
+            f'<line class="target" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#d62728" '
+            f'stroke-dasharray="4 3"><title>target {target[1]} {target[0]:g}</title></line>'
+        )
     for index, curve in enumerate(found):
         coordinates = " ".join(f"{px:.1f},{py:.1f}" for px, py in (point(x, y) for x, y in curve.points))
         color = COLORS[index % len(COLORS)]
-        parts.append(f'<polyline class="run" points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.5">'
-                     f'<title>{html_text(curve.name)}</title></polyline>')
+        parts.append(
+            f'<polyline class="run" points="{coordinates}" fill="none" stroke="{color}" stroke-width="1.5">'
+            f"<title>{html_text(curve.name)}</title></polyline>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -155,19 +172,25 @@ def times_svg(result: BenchmarkScore) -> str:
     x_range = (-0.5, len(runs) - 0.5)
     y_range = _scale(known + ([mean] if mean else []))
     point = _project(x_range, y_range)
-    parts = [f'<svg class="plot times" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
-             _axes(x_range, y_range, "run", "time-to-train (min)")]
+    parts = [
+        f'<svg class="plot times" width="{WIDTH}" height="{HEIGHT}" xmlns="http://www.w3.org/2000/svg">',
+        _axes(x_range, y_range, "run", "time-to-train (min)"),
+    ]
     if mean:
         y = point(0, mean)[1]
-        parts.append(f'<line class="olympic-mean" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" '
-                     f'stroke="#1f77b4" stroke-dasharray="4 3"><title>olympic mean {mean:.4g} min</title></line>')
+        parts.append(
+            f'<line class="olympic-mean" x1="{MARGIN}" x2="{WIDTH - 10}" y1="{y:.1f}" y2="{y:.1f}" '
+            f'stroke="#1f77b4" stroke-dasharray="4 3"><title>olympic mean {mean:.4g} min</title></line>'
+        )
     for index, (name, minutes, counted) in enumerate(runs):
         if minutes is None:
             continue
         px, py = point(index, minutes)
         color = "#1f77b4" if counted else "#d62728"
-        parts.append(f'<circle class="run" cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{color}">'
-                     f'<title>{html_text(name)}: {minutes:.3f} min{"" if counted else " (failed)"}</title></circle>')
+        parts.append(
+            f'<circle class="run" cx="{px:.1f}" cy="{py:.1f}" r="4" fill="{color}">'
+            f"<title>{html_text(name)}: {minutes:.3f} min{'' if counted else ' (failed)'}</title></circle>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -177,14 +200,16 @@ def utilisation_svg(value: float, ceiling: float, label: str) -> str:
     bar = min(value, 1.2) / 1.2 * width
     mark = lambda share: MARGIN + min(share, 1.2) / 1.2 * width  # noqa: E731
     color = "#d62728" if value > 1 else "#ff7f0e" if value > ceiling else "#2ca02c"
-    return (f'<svg class="plot utilisation" width="{WIDTH}" height="70" xmlns="http://www.w3.org/2000/svg">'
-            f'<rect class="bar" x="{MARGIN}" y="15" width="{max(bar, 1):.1f}" height="22" fill="{color}">'
-            f'<title>{html_text(label)}</title></rect>'
-            f'<line x1="{mark(1.0):.1f}" x2="{mark(1.0):.1f}" y1="8" y2="44" stroke="#000"/>'
-            f'<text x="{mark(1.0):.1f}" y="58" font-size="9" text-anchor="middle">100% of peak</text>'
-            f'<line x1="{mark(ceiling):.1f}" x2="{mark(ceiling):.1f}" y1="8" y2="44" stroke="#999" stroke-dasharray="3 2"/>'
-            f'<text x="{mark(ceiling):.1f}" y="68" font-size="9" text-anchor="middle">ceiling {ceiling:.0%}</text>'
-            f'<text x="{MARGIN + max(bar, 1) + 4:.1f}" y="31" font-size="10">{value:.1%}</text></svg>')
+    return (
+        f'<svg class="plot utilisation" width="{WIDTH}" height="70" xmlns="http://www.w3.org/2000/svg">'
+        f'<rect class="bar" x="{MARGIN}" y="15" width="{max(bar, 1):.1f}" height="22" fill="{color}">'
+        f"<title>{html_text(label)}</title></rect>"
+        f'<line x1="{mark(1.0):.1f}" x2="{mark(1.0):.1f}" y1="8" y2="44" stroke="#000"/>'
+        f'<text x="{mark(1.0):.1f}" y="58" font-size="9" text-anchor="middle">100% of peak</text>'
+        f'<line x1="{mark(ceiling):.1f}" x2="{mark(ceiling):.1f}" y1="8" y2="44" stroke="#999" stroke-dasharray="3 2"/>'
+        f'<text x="{mark(ceiling):.1f}" y="68" font-size="9" text-anchor="middle">ceiling {ceiling:.0%}</text>'
+        f'<text x="{MARGIN + max(bar, 1) + 4:.1f}" y="31" font-size="10">{value:.1%}</text></svg>'
+    )
 
 
 STYLE = """
@@ -215,8 +240,10 @@ window.addEventListener('load',()=>{
 });
 """
 #: Only the script above may run (no inline handler, no other script), and nothing is fetched.
-POLICY = ("default-src 'none'; style-src 'unsafe-inline'; "
-          f"script-src 'sha256-{base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()}'")
+POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; "
+    f"script-src 'sha256-{base64.b64encode(hashlib.sha256(SCRIPT.encode()).digest()).decode()}'"
+)
 
 
 def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | None = None, table_id: str = "") -> str:
@@ -225,8 +252,9 @@ def _table(headers: list[str], rows: list[list[Any]], row_class: list[str] | Non
     for index, row in enumerate(rows):
         cls = row_class[index] if row_class else ""
         attributes = f' class="{html_text(cls)}" data-severity="{html_text(cls)}"' if cls else ""
-        body.append(f"<tr{attributes}>" + "".join(f"<td>{html_text('-' if c is None else str(c))}</td>" for c in row)
-                    + "</tr>")
+        body.append(
+            f"<tr{attributes}>" + "".join(f"<td>{html_text('-' if c is None else str(c))}</td>" for c in row) + "</tr>"
+        )
     ident = f' id="{table_id}"' if table_id else ""
     return f"<table{ident}><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -245,25 +273,53 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         f"<p><b>{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info</b>"
         f" · configuration: {html_text(report.config.describe())}</p>",
         "<h2>Scores</h2>",
-        _table(["submitter", "system", "benchmark", "accelerators", "runs", "RCP factor", "score (min)",
-                "run-to-run spread", "note"],
-               [[s.submitter, s.system, s.benchmark,
-                 f"{s.accelerators} x {s.system_info.get('accelerator_model_name')}" if s.accelerators else None,
-                 len(s.runs), f"{s.rcp_factor:.4f}", None if s.score_minutes is None else f"{s.score_minutes:.3f}",
-                 None if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}", s.note] for s in scores],
-               table_id="scores"),
+        _table(
+            [
+                "submitter",
+                "system",
+                "benchmark",
+                "accelerators",
+                "runs",
+                "RCP factor",
+                "score (min)",
+                "run-to-run spread",
+                "note",
+            ],
+            [
+                [
+                    s.submitter,
+                    s.system,
+                    s.benchmark,
+                    f"{s.accelerators} x {s.system_info.get('accelerator_model_name')}" if s.accelerators else None,
+                    len(s.runs),
+                    f"{s.rcp_factor:.4f}",
+                    None if s.score_minutes is None else f"{s.score_minutes:.3f}",
+                    None if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
+                    s.note,
+                ]
+                for s in scores
+            ],
+            table_id="scores",
+        ),
         "<h2>Benchmark folders</h2>",
-        *[f"<div class='folder'><h3>{html_text(path)}</h3>"
-          + (f"<p class='spread'>{html_text(spreads[path])}</p>" if path in spreads else "")
-          + f"<div class='plots'>{''.join(svgs)}</div></div>"
-          for path, svgs in plots.items()],
+        *[
+            f"<div class='folder'><h3>{html_text(path)}</h3>"
+            + (f"<p class='spread'>{html_text(spreads[path])}</p>" if path in spreads else "")
+            + f"<div class='plots'>{''.join(svgs)}</div></div>"
+            for path, svgs in plots.items()
+        ],
         "<h2>Findings</h2><p><label>severity <select id='severity'>"
         "<option>all</option><option>error</option><option>warning</option><option>info</option></select></label> "
         "<label>filter <input id='filter' placeholder='rule, path or text'></label></p>",
-        _table(["severity", "rule", "location", "message", "hint"],
-               [[f.severity.value + (" (waived)" if f.waived_by else ""), f.rule,
-                 f.location, f.message, f.hint] for f in report.findings],
-               [f.severity.value for f in report.findings], "findings"),
+        _table(
+            ["severity", "rule", "location", "message", "hint"],
+            [
+                [f.severity.value + (" (waived)" if f.waived_by else ""), f.rule, f.location, f.message, f.hint]
+                for f in report.findings
+            ],
+            [f.severity.value for f in report.findings],
+            "findings",
+        ),
         f"<script>{SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts)
@@ -307,10 +363,17 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     except OutputError as error:
         if args.output:
             raise
-        raise OutputError(f"{error} (without -o the report is {DEFAULT_OUTPUT} in the current folder: "
-                          "give -o FILE)") from None
-    config = load_config(target=target, config_file=args.config, trust_tree_config=args.trust_tree_config,
-                         ruleset=args.ruleset, cache_dir=args.cache_dir, use_cache=not args.no_cache)
+        raise OutputError(
+            f"{error} (without -o the report is {DEFAULT_OUTPUT} in the current folder: give -o FILE)"
+        ) from None
+    config = load_config(
+        target=target,
+        config_file=args.config,
+        trust_tree_config=args.trust_tree_config,
+        ruleset=args.ruleset,
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+    )
     jobs = max(1, args.jobs)
     # one discovery and one parse of each log: the check, the scores and the curves
     review = api.review(target, config, host, jobs=jobs, score=True, collect=curves)
@@ -323,8 +386,12 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
 def add_command(commands: Any) -> None:
     parser = commands.add_parser("report", help="a self-contained HTML report with plots, for reviewers")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help=f"the HTML file, outside PATH (default: {DEFAULT_OUTPUT} in the current folder, "
-                        "refused when that is inside PATH or beside the checked log)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help=f"the HTML file, outside PATH (default: {DEFAULT_OUTPUT} in the current folder, "
+        "refused when that is inside PATH or beside the checked log)",
+    )
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run)

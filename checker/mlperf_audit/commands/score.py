@@ -18,8 +18,12 @@ from . import EXIT_OK, UsageError, add_reading_options, round_config, write
 def add_command(commands: Any) -> None:
     parser = commands.add_parser("score", help="time-to-train and score of every benchmark folder under PATH")
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
-    parser.add_argument("--format", default="text", choices=("text", "json", "csv"),
-                           help="text (default), json, or csv: the official summarizer's two tables")
+    parser.add_argument(
+        "--format",
+        default="text",
+        choices=("text", "json", "csv"),
+        help="text (default), json, or csv: the official summarizer's two tables",
+    )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv)")
     add_reading_options(parser, jobs="score benchmark folders")
 
@@ -40,8 +44,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     for note in config.notes:
         print(no_workflow_commands(f"note: {visible(note)}"), file=sys.stderr)
     if args.format == "json":
-        write(scores.render_json(results, config.ruleset, {"target": str(args.path), "notes": list(config.notes)}),
-               args.output, [target])
+        write(
+            scores.render_json(results, config.ruleset, {"target": str(args.path), "notes": list(config.notes)}),
+            args.output,
+            [target],
+        )
     elif args.format == "csv":
         wide, detailed = scores.csv_tables(results, config.ruleset)
         if args.output:
@@ -52,5 +59,3 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     else:
         write(scores.render_text(results), args.output, [target])
     return EXIT_OK
-
-

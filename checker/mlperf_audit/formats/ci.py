@@ -36,15 +36,17 @@ def render_sarif(report: Report) -> str:
     for code in codes:
         rule = report.rule(code)
         doc = rule.doc() if rule is not None else ""
-        rules.append({
-            "id": code,
-            "name": rule.name if rule is not None else code,
-            "shortDescription": {"text": rule.summary if rule is not None else code},
-            "fullDescription": {"text": doc or code},
-            "help": {"text": doc or code},
-            "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule is not None else "error"},
-            "properties": {"tags": [code.rstrip("0123456789")], "plugin": getattr(rule, "plugin", "")},
-        })
+        rules.append(
+            {
+                "id": code,
+                "name": rule.name if rule is not None else code,
+                "shortDescription": {"text": rule.summary if rule is not None else code},
+                "fullDescription": {"text": doc or code},
+                "help": {"text": doc or code},
+                "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule is not None else "error"},
+                "properties": {"tags": [code.rstrip("0123456789")], "plugin": getattr(rule, "plugin", "")},
+            }
+        )
     results = []
     for finding in report.findings:
         result: dict[str, Any] = {
@@ -76,13 +78,25 @@ def render_sarif(report: Report) -> str:
     document = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mlperf-audit", "version": report.tool_version,
-                                "informationUri": "https://github.com/mlcommons/logging", "rules": rules}},
-            "invocations": [{"executionSuccessful": report.exit_code != 2,
-                             "properties": {"ruleset": report.ruleset, "mlperfLogging": report.mlperf_logging}}],
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "mlperf-audit",
+                        "version": report.tool_version,
+                        "informationUri": "https://github.com/mlcommons/logging",
+                        "rules": rules,
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": report.exit_code != 2,
+                        "properties": {"ruleset": report.ruleset, "mlperfLogging": report.mlperf_logging},
+                    }
+                ],
+                "results": results,
+            }
+        ],
     }
     return json_document(document, keep_newlines=True)  # a rule's description keeps its lines
 
@@ -138,11 +152,13 @@ def render_junit(report: Report) -> str:
     def case(suite: ElementTree.Element, name: str, classname: str, findings: list[Finding]) -> int:
         element = ElementTree.SubElement(suite, "testcase", name=_xml(name), classname=_xml(classname))
         failing = [f for f in findings if report.config.fails(f.severity) and not f.waived_by]
-        text = "\n".join(f"{f.rule} [{f.severity.value}] {f.message}" + (f" (line {f.line})" if f.line else "")
-                         for f in findings)
+        text = "\n".join(
+            f"{f.rule} [{f.severity.value}] {f.message}" + (f" (line {f.line})" if f.line else "") for f in findings
+        )
         if failing:
-            failure = ElementTree.SubElement(element, "failure", message=_xml(failing[0].message[:200]),
-                                             type=_xml(failing[0].rule))
+            failure = ElementTree.SubElement(
+                element, "failure", message=_xml(failing[0].message[:200]), type=_xml(failing[0].rule)
+            )
             failure.text = _xml(text)
         elif text:
             ElementTree.SubElement(element, "system-out").text = _xml(text)
@@ -152,15 +168,23 @@ def render_junit(report: Report) -> str:
         suite = ElementTree.SubElement(root, "testsuite", name=_xml(folder))
         suite_failures = 0
         for kind, path in cases:
-            findings = [f for p, fs in by_path.items() for f in fs
-                        if p == path or (kind == "benchmark" and p.startswith(path + "/") and p not in claimed)]
+            findings = [
+                f
+                for p, fs in by_path.items()
+                for f in fs
+                if p == path or (kind == "benchmark" and p.startswith(path + "/") and p not in claimed)
+            ]
             suite_failures += case(suite, path.rsplit("/", 1)[-1] if kind == "run" else "(folder)", folder, findings)
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(suite_failures))
         total += len(cases)
         failures += suite_failures
-    loose = [f for p, fs in sorted(by_path.items()) for f in fs
-             if p not in claimed and not any(p.startswith(folder + "/") for folder in folders if folder != ".")]
+    loose = [
+        f
+        for p, fs in sorted(by_path.items())
+        for f in fs
+        if p not in claimed and not any(p.startswith(folder + "/") for folder in folders if folder != ".")
+    ]
     suite = ElementTree.SubElement(root, "testsuite", name="package")
     suite_failures = case(suite, "package and system descriptions", "package", loose)
     suite.set("tests", "1")
@@ -200,15 +224,24 @@ def render_markdown(report: Report) -> str:
     truncated = False
     for submitter, group in groupby(report.findings, key=lambda f: f.submitter or "(whole PATH)"):
         findings = list(group)
-        rows = [[f.severity.value + (" (waived)" if f.waived_by else ""), f"<code>{_md(f.rule)}</code>",
-                 _md(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
-                 _md(f.message)] for f in findings]
+        rows = [
+            [
+                f.severity.value + (" (waived)" if f.waived_by else ""),
+                f"<code>{_md(f.rule)}</code>",
+                _md(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
+                _md(f.message),
+            ]
+            for f in findings
+        ]
         errors = sum(1 for f in findings if f.severity is Severity.ERROR and not f.waived_by)
-        table = tabulate(rows, headers=["severity", "rule", "location", "message"], tablefmt="github",
-                         disable_numparse=True)
-        section = (f"\n<details{' open' if errors else ''}><summary><b>{_md(submitter)}</b>: "
-                   f"{len(findings)} finding(s), "
-                   f"{errors} error(s)</summary>\n\n{table}\n\n</details>")
+        table = tabulate(
+            rows, headers=["severity", "rule", "location", "message"], tablefmt="github", disable_numparse=True
+        )
+        section = (
+            f"\n<details{' open' if errors else ''}><summary><b>{_md(submitter)}</b>: "
+            f"{len(findings)} finding(s), "
+            f"{errors} error(s)</summary>\n\n{table}\n\n</details>"
+        )
         size = len(section.encode())
         if used + size > MARKDOWN_LIMIT:
             truncated = True
@@ -216,6 +249,7 @@ def render_markdown(report: Report) -> str:
         parts.append(section)
         used += size
     if truncated:
-        parts.append("\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are "
-                     "complete._")
+        parts.append(
+            "\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are complete._"
+        )
     return "\n".join(parts) + "\n"

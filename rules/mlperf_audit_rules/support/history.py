@@ -31,9 +31,11 @@ class LaterCheck:
     from_: str | None = None
 
     def note(self, ruleset: str) -> str:
-        return (f"not an error for {ruleset}: this check entered the official rules after that round was published "
-                f"(mlperf-logging {self.commit}, {self.date}, \"{self.title}\"; in force from {self.since}); "
-                f"before it, {self.before}")
+        return (
+            f"not an error for {ruleset}: this check entered the official rules after that round was published "
+            f'(mlperf-logging {self.commit}, {self.date}, "{self.title}"; in force from {self.since}); '
+            f"before it, {self.before}"
+        )
 
 
 def _version(ruleset: str) -> tuple[int, ...]:
@@ -43,8 +45,10 @@ def _version(ruleset: str) -> tuple[int, ...]:
 @cache
 def later_checks() -> dict[str, LaterCheck]:
     data = json.loads(resources.files("mlperf_audit_rules").joinpath("data/later_checks.json").read_text())
-    return {entry["id"]: LaterCheck(**{("from_" if key == "from" else key): value for key, value in entry.items()})
-            for entry in data["checks"]}
+    return {
+        entry["id"]: LaterCheck(**{("from_" if key == "from" else key): value for key, value in entry.items()})
+        for entry in data["checks"]
+    }
 
 
 def later_check(check_id: str, ruleset: str) -> LaterCheck | None:

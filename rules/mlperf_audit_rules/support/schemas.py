@@ -62,7 +62,7 @@ def describe(error: ValidationError) -> str:
     if isinstance(error.instance, (list, dict, str)):  # jsonschema quotes the whole value: shorten it
         whole = repr(error.instance)
         if message.startswith(whole) and len(whole) > len(shown(error.instance)):
-            message = shown(error.instance) + message[len(whole):]
+            message = shown(error.instance) + message[len(whole) :]
     return message
 
 

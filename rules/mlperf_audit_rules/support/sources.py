@@ -59,8 +59,11 @@ ACCELERATORS = ("DGXNGPU", "NGPU", "NUM_GPUS", "GPUS_PER_NODE", "NPROC_PER_NODE"
 GLOBAL_BATCH = ("GLOBAL_BATCH_SIZE", "GBS", "GLOBAL_BATCHSIZE")
 LOCAL_BATCH = ("BATCHSIZE", "BATCH_SIZE", "LOCAL_BATCH_SIZE", "MINIBS", "MICRO_BATCH_SIZE", "TRAIN_BATCH_SIZE")
 ACCUMULATION = ("GRADIENT_STEPS", "GRAD_ACCUMULATION_STEPS", "GRADIENT_ACCUMULATION_STEPS", "GA")
-MODEL_PARALLEL = (("TP", "TENSOR_MODEL_PARALLEL_SIZE"), ("PP", "PIPELINE_MODEL_PARALLEL_SIZE"),
-                  ("CP", "CONTEXT_PARALLEL_SIZE"))
+MODEL_PARALLEL = (
+    ("TP", "TENSOR_MODEL_PARALLEL_SIZE"),
+    ("PP", "PIPELINE_MODEL_PARALLEL_SIZE"),
+    ("CP", "CONTEXT_PARALLEL_SIZE"),
+)
 #: Configuration variables compared with a logged hyperparameter.
 LOGGED = (
     (("LR", "LEARNING_RATE", "BASE_LR", "OPT_BASE_LR"), "opt_base_learning_rate"),
@@ -136,8 +139,9 @@ def _value(raw: str, known: dict[str, Assignment]) -> str | None:
     return word
 
 
-def parse_shell(implementation: Implementation, entry: FileEntry, depth: int = 0,
-                known: dict[str, Assignment] | None = None) -> dict[str, Assignment]:
+def parse_shell(
+    implementation: Implementation, entry: FileEntry, depth: int = 0, known: dict[str, Assignment] | None = None
+) -> dict[str, Assignment]:
     """The variables a configuration sets at its top level (sourced files included)."""
     known = {} if known is None else known
     text = read_text(entry)
@@ -218,9 +222,9 @@ class LaunchConfig:
     def global_batch(self) -> BatchSize | None:
         """The global batch size the configuration gives, how it was derived, and where."""
         explicit = self.first(GLOBAL_BATCH)
-        if explicit and number(explicit[1].value) is not None:
-            return BatchSize(number(explicit[1].value), f"{explicit[0]}={explicit[1].value}",  # type: ignore[arg-type]
-                             explicit[1])
+        value = number(explicit[1].value) if explicit else None
+        if explicit and value is not None:
+            return BatchSize(value, f"{explicit[0]}={explicit[1].value}", explicit[1])
         local = self.first(LOCAL_BATCH)
         nodes, accelerators = self.first(NODES), self.first(ACCELERATORS)
         if not (local and nodes and accelerators):
@@ -257,8 +261,10 @@ class BatchSize:
     as_written: float | None = None
 
     def agrees(self, logged: float) -> bool:
-        return any(candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6)
-                   for candidate in (self.value, self.as_written))
+        return any(
+            candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6)
+            for candidate in (self.value, self.as_written)
+        )
 
 
 # --------------------------------------------------------------------------------------------
@@ -384,15 +390,16 @@ def config_files(implementation: Implementation) -> list[FileEntry]:
     for entry in implementation.files:
         relative = implementation.relative(entry)
         parts = relative.split("/")
-        if CONFIG_NAMES.match(parts[-1]) and (len(parts) == 1 or (len(parts) == 2 and parts[0].lower() in
-                                                                   ("configs", "config"))):
+        if CONFIG_NAMES.match(parts[-1]) and (
+            len(parts) == 1 or (len(parts) == 2 and parts[0].lower() in ("configs", "config"))
+        ):
             result.append(entry)
     return result
 
 
 def _config_stem(entry: FileEntry) -> str:
     stem = entry.path.rsplit("/", 1)[-1][: -len(".sh")]
-    return stem[len("config"):].lstrip("_-.") if stem.lower().startswith("config") else stem
+    return stem[len("config") :].lstrip("_-.") if stem.lower().startswith("config") else stem
 
 
 def _names_system(entry: FileEntry, system: str) -> bool:
@@ -400,8 +407,9 @@ def _names_system(entry: FileEntry, system: str) -> bool:
     return bool(stem) and bool(wanted) and (stem == wanted or wanted in stem or stem in wanted)
 
 
-def trace(folder: BenchmarkFolder, submission: Submission, logged_batch: float | None = None,
-          configs: bool = True) -> Trace:
+def trace(
+    folder: BenchmarkFolder, submission: Submission, logged_batch: float | None = None, configs: bool = True
+) -> Trace:
     """The implementation a result folder came from and, with `configs`, its launch configuration."""
     description = submission.system(folder.system) if folder.system else None
     result = Trace(folder, submission, description)
@@ -429,7 +437,9 @@ def trace(folder: BenchmarkFolder, submission: Submission, logged_batch: float |
         (best, why), chosen = scored[0]
         result.implementation = chosen
         result.tied = [i for (points, _), i in scored[1:] if points == best]
-        result.reason = "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
+        result.reason = (
+            "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
+        )
     if configs:
         _choose_config(result, description, logged_batch)
     return result
