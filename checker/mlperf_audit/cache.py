@@ -46,7 +46,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from .model import Issue, LogEvent, Problem
+from .model import Issue, Launch, LogEvent, Problem
 
 SUBFOLDER = "parse-v1"
 #: Where earlier versions pickled the RCP statistics (now shipped as data): never read, only removed.
@@ -139,6 +139,7 @@ class Parsed:
     events: tuple[LogEvent, ...]
     issues: tuple[Issue, ...]
     line_count: int
+    launch: Launch | None = None
 
 
 class _Entry(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
@@ -149,6 +150,7 @@ class _Entry(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields
     # key, value, time_ms, event_type, namespace, metadata, line
     events: list[tuple[str, Any, float, str | None, str | None, dict[str, Any], int]]
     issues: list[tuple[Problem, str, int | None, str | None]]  # problem, message, line, hint
+    launch: tuple[str, str | None, str | None] | None = None  # container, nodes, platform
 
 
 def _no_extension(code: int, data: memoryview) -> Any:
@@ -240,6 +242,7 @@ class ParseCache:
             ),
             tuple([Issue(problem, message, display_path, line, hint) for problem, message, line, hint in entry.issues]),
             entry.line_count,
+            Launch(*entry.launch) if entry.launch is not None else None,
         )
 
     def _read(self, key: str) -> _Entry | None:
@@ -283,6 +286,7 @@ class ParseCache:
                         for e in parsed.events
                     ],
                     [(i.problem, i.message, i.line, i.hint) for i in parsed.issues],
+                    (parsed.launch.container, parsed.launch.nodes, parsed.launch.platform) if parsed.launch else None,
                 )
             )
         except (OverflowError, RecursionError, TypeError, ValueError):  # an int beyond 64 bits, nesting too deep

@@ -80,6 +80,18 @@ class Problem(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Launch:
+    """The `:::DLPAL <container> <job> <nodes> <node list> <cluster> <DGXSYSTEM>` line that
+    NVIDIA-derived `run.sub` scripts print before a run: the container it ran in, the node count,
+    and DGXSYSTEM, the name of the launch configuration sourced (`config_<DGXSYSTEM>.sh`).
+    Older scripts print the first four fields only. Values are the log's, shown `visible`."""
+
+    container: str
+    nodes: str | None = None
+    platform: str | None = None  # DGXSYSTEM
+
+
+@dataclass(frozen=True, slots=True)
 class LogEvent:
     """One `:::MLLOG {json}` record, with the physical line it came from."""
 
@@ -127,6 +139,7 @@ class Run:
     submitter: str | None = None
     system: str | None = None
     benchmark: str | None = None
+    launch: Launch | None = None  # what the launcher printed before the run, if it did
 
     @property
     def name(self) -> str:

@@ -21,12 +21,15 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from .cache import ParseCache, Parsed
-from .model import Issue, LogEvent, Problem, Run, open_binary
+from .model import Issue, Launch, LogEvent, Problem, Run, open_binary
+from .safety import visible
 
 if TYPE_CHECKING:
     from .archives import ArchiveMember
 
 TOKEN = b":::MLLOG "
+#: NVIDIA-derived launchers print `:::DLPAL <container> <job> <nodes> <node list> <cluster> <DGXSYSTEM>`.
+LAUNCH_TOKEN = b":::DLPAL "
 
 #: A line longer than this is not parsed (real MLLOG lines are under 10 KiB).
 MAX_LINE_BYTES = 1 << 20
@@ -164,9 +167,9 @@ def _parse_log(
     key = cache.key(os.path.abspath(fs_path), data)
     cached = cache.load(key, display_path)
     if cached is not None:
-        return Run(display_path, cached.events, cached.issues, size, cached.line_count, **context)
+        return Run(display_path, cached.events, cached.issues, size, cached.line_count, **context, launch=cached.launch)
     run = _parse_open(io.BytesIO(data), display_path, size, context)
-    cache.store(key, Parsed(run.events, run.issues, run.line_count))
+    cache.store(key, Parsed(run.events, run.issues, run.line_count, run.launch))
     return run
 
 
@@ -189,12 +192,24 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
             )
             return Run(display_path, (), sink.finish(), size, 0, **context)
         stream.seek(0)
-        line_count = _parse_stream(stream, display_path, events, sink)
+        launches: list[Launch] = []
+        line_count = _parse_stream(stream, display_path, events, sink, launches)
     except OSError as error:
         return _unreadable(sink, error, events, display_path, size, line_count, context)
     # rounds 0.5 and 0.6 logged `:::MLL <time> <key>: <json>`, which no supported round reads
     legacy = LEGACY_TOKEN in head and b":::MLLOG" not in head
+    context = {**context, "launch": launches[0]} if launches else context
     return _finish(sink, events, display_path, size, line_count, context, legacy)
+
+
+def _launch(raw: bytes, at: int) -> Launch | None:
+    """The fields of a `:::DLPAL` line (also inside a shell trace `+ echo ':::DLPAL ...'`)."""
+    text = raw[at + len(LAUNCH_TOKEN) :].decode("utf-8", errors="replace").strip().strip("'\"")
+    fields = [field.strip("'\"") for field in text.split()]
+    if not fields:
+        return None
+    shown = [visible(field[:256]) for field in fields]
+    return Launch(shown[0], shown[2] if len(shown) > 2 else None, shown[5] if len(shown) > 5 else None)
 
 
 def _unreadable(
@@ -251,7 +266,7 @@ def _too_large(display_path: str, size: int, context: dict[str, Any]) -> Run:
     return Run(display_path, (), sink.finish(), size, 0, **context)
 
 
-def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink) -> int:
+def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink, launches: list[Launch]) -> int:
     flags = _RecordFlags()
     decode = _make_decoder(flags)
     lineno = 0
@@ -278,6 +293,8 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
             continue
         start = raw.rfind(TOKEN)
         if start < 0:
+            if not launches and (at := raw.find(LAUNCH_TOKEN)) >= 0 and (launch := _launch(raw, at)) is not None:
+                launches.append(launch)
             continue
         if raw.find(TOKEN) != start:
             sink.add(

@@ -45,8 +45,7 @@ def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | Non
         return None
 
     def traced() -> Trace:
-        batch = sources.logged(result.runs, "global_batch_size")
-        return sources.trace(result.folder, submission, batch.number if batch else None)
+        return sources.trace(result.folder, submission, result.runs)
 
     return context.memo(result, "rep-trace", traced)
 
@@ -76,12 +75,16 @@ class _ImplementationRule(Rule):
         users: dict[str, list[Trace]] = {}
         for folder in submission.benchmarks:
             trace = sources.trace(folder, submission, configs=False)  # which code, not how it was launched
-            if trace.implementation is not None:
-                users.setdefault(trace.implementation.path, []).append(trace)
+            if trace.code is not None:  # a stub's README points to the code: the code is checked
+                users.setdefault(trace.code.path, []).append(trace)
         for traces in users.values():
             results = [(trace.folder.path, None) for trace in traces]
-            for finding in self.check_implementation(traces[0].implementation):  # type: ignore[arg-type]
+            for finding in self.check_users(traces):
                 yield dataclasses.replace(finding, related=finding.related + tuple(results))
+
+    def check_users(self, traces: list[Trace]) -> Iterable[Finding]:
+        """The findings of one implementation and the result folders traced to it."""
+        return self.check_implementation(traces[0].code)  # type: ignore[arg-type]
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         raise NotImplementedError
@@ -178,46 +181,57 @@ class ImplementationTraced(_TracedRule):
         if trace.implementation is None:
             return
         config = (
-            f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]} ({trace.config_reason})"
+            f"launch configuration {trace.config.entry.path.rsplit('/', 1)[-1]}, {trace.certainty.value}: "
+            f"{trace.config_reason}"
             if trace.config is not None
-            else "no launch configuration for the system"
+            else f"no launch configuration for the system: {trace.config_reason or 'the implementation has none'}"
         )
+        selection = f"; the scripts choose it with `{trace.selection}`" if trace.selection and trace.config else ""
+        if trace.delegate is not None:
+            selection += f"; its README points to {trace.delegate.path}, whose code and configurations are used"
         yield self.finding(
-            f"traced to {trace.implementation.path} ({trace.reason}); {config}",
+            f"traced to {trace.implementation.path} ({trace.reason}); {config}{selection}",
             path=trace.folder.path,
             related=[(trace.implementation.path, None)],
         )
 
 
-class ImplementationAmbiguous(_TracedRule):
-    """Several implementations of a benchmark fit a result folder equally well.
+class ImplementationAmbiguous(_ImplementationRule):
+    """Several implementations of a benchmark fit some result folders equally well.
 
-    What it checks: that the tracing rules single out one implementation (see REP003).
+    What it checks: that the tracing rules single out one implementation for each result folder
+    (see REP003); reported once per implementation, naming the result folders it was chosen for
+    and the implementations that fit them as well.
 
-    Why it matters: a reviewer cannot tell which code produced the result; mlperf-audit takes the
-    first by name and checks that one.
+    Why it matters: a reviewer cannot tell which code produced those results; mlperf-audit takes
+    the first by name and checks that one.
 
-    Example: `implementations/pytorch` and `implementations/jax`, system `sys_a`, no configuration
-    named after it.
+    Example: `implementations/pytorch` and `implementations/jax`, system `sys_a`, no implementation
+    or configuration named after it.
 
-    How to fix: name the launch configuration after the system (`config_<system>.sh`), or name the
-    implementation in the system folder's name.
+    How to fix: name the implementation after the system, or the launch configuration
+    (`config_<system>.sh`).
     """
 
     code = "REP004"
     name = "implementation-ambiguous"
-    summary = "Several implementations fit a result folder equally well."
-    severity = Severity.WARNING
+    summary = "Several implementations fit some result folders equally well."
+    severity = Severity.INFO
 
-    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
-        if trace.implementation is not None and trace.tied:
-            others = ", ".join(i.name for i in trace.tied)
-            yield self.finding(
-                f"{trace.folder.path} fits {trace.implementation.name} and {others} equally well; "
-                f"{trace.implementation.name} (first by name) was checked",
-                path=trace.folder.path,
-                related=[(i.path, None) for i in [trace.implementation, *trace.tied]],
-            )
+    def check_users(self, traces: list[Trace]) -> Iterable[Finding]:
+        tied = [trace for trace in traces if trace.tied]
+        if not tied:
+            return
+        chosen = tied[0].implementation
+        assert chosen is not None
+        others = sorted({i.name for trace in tied for i in trace.tied})
+        folders = ", ".join(trace.folder.path for trace in tied)
+        yield self.finding(
+            f"{chosen.path} (first by name) was taken for {len(tied)} result folder(s) that "
+            f"{', '.join(others)} fit equally well: {folders}",
+            path=chosen.path,
+            related=[(i.path, None) for trace in tied[:1] for i in trace.tied],
+        )
 
 
 _RUN_WORDS = re.compile(
@@ -366,7 +380,7 @@ class SoftwareStackMismatch(_TracedRule):
         wanted = sources.releases(framework) if isinstance(framework, str) else set()
         if not wanted:
             return
-        for entry in dockerfiles(trace.implementation):
+        for entry in dockerfiles(trace.code or trace.implementation):
             for image in sources.base_images(sources.read_text(entry) or ""):
                 tag = image.image.rsplit(":", 1)[-1] if image.image and ":" in image.image else ""
                 built = sources.release(tag)
@@ -381,34 +395,36 @@ class SoftwareStackMismatch(_TracedRule):
 
 
 class LaunchConfigMissing(_TracedRule):
-    """No launch configuration for the system was found in its implementation.
+    """The implementation holds no launch configuration for the system's scale.
 
     What it checks: that the traced implementation holds a `config*.sh` (at its top or in
-    `configs/`) named after the system or starting with the system's first word (see
-    `mlperf_audit_rules.support.sources`).
+    `configs/`; common files that others source do not count) for the result: one named after the
+    system, or one whose scale (nodes x accelerators per node, from its variables or its
+    NVIDIA-style name `config_<PLATFORM>_<nodes>x<accelerators>x...`) is the system description's
+    (see `mlperf_audit_rules.support.sources`). Reported once per result folder.
 
     Why it matters: the configuration sets the node count, batch size and learning rate of the
     runs; without it a rerun has to guess them, and REP010/REP011 cannot compare it with the system
     description and the logs.
 
-    Example: `results/sys_a/bert` traced to `implementations/pytorch`, which holds only
-    `config_sys_b.sh`.
+    Example: `results/8xXE9680x8H100-SXM-80GB/ssd` traced to `implementations/pytorch`, whose
+    configurations are for 1x8, 1x4 and 4x8 but not 8x8.
 
     How to fix: add the configuration the runs used, named `config_<system>.sh`.
     """
 
     code = "REP009"
     name = "launch-config-missing"
-    summary = "The implementation holds no launch configuration for the system."
+    summary = "The implementation holds no launch configuration for the system's scale."
     severity = Severity.INFO
 
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
-        if trace.implementation is not None and trace.config is None:
+        if trace.code is not None and trace.config is None:
             yield self.finding(
-                f"{trace.implementation.path} holds {trace.configs_seen} config*.sh file(s), none for system "
-                f"{trace.folder.system}",
+                f"no launch configuration for {trace.folder.system} in {trace.code.path}: "
+                f"{trace.config_reason or 'it holds no config*.sh'}",
                 path=trace.folder.path,
-                related=[(trace.implementation.path, None)],
+                related=[(trace.code.path, None)],
             )
 
 
@@ -446,8 +462,10 @@ class ConfigDisagreesWithSystem(_TracedRule):
             if value is not None and value != described:
                 line = description.field_lines.get(field_name)
                 yield self.finding(
-                    f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
-                    f"{description.path}{f':{line}' if line else ''} says {field_name} {description.get(field_name)!r}",
+                    severity=_severity(trace, certain=True),
+                    message=f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
+                    f"{description.path}{f':{line}' if line else ''} says {field_name} {description.get(field_name)!r}"
+                    f"{_hedge(trace, certain=True)}",
                     path=assignment.path,
                     line=assignment.line,
                     related=[(description.path, line)],
@@ -479,34 +497,33 @@ class ConfigDisagreesWithLogs(_TracedRule):
     severity = Severity.ERROR
 
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
-        config = trace.config
-        if config is None:
+        if trace.config is None:
             return
-        batch = config.global_batch()
-        logged = sources.logged(result.runs, "global_batch_size")
-        if batch is not None and logged is not None and logged.number is not None and not batch.agrees(logged.number):
-            yield self._disagreement(
-                batch.assignment,
-                f"a global batch size of {batch.value:g} ({batch.formula})",
-                "global_batch_size",
-                logged,
-            )
-        for names, key in sources.LOGGED:
-            found = config.first(names)
-            value = sources.number(found[1].value) if found else None
-            logged = sources.logged(result.runs, key)
-            if found is None or value is None or logged is None or logged.number is None:
+        for comparison in sources.compare_with_logs(trace.config, result.benchmark, result.runs):
+            if comparison.agrees:
                 continue
-            if not math.isclose(logged.number, value, rel_tol=1e-6, abs_tol=1e-12):
-                yield self._disagreement(found[1], f"{found[0]}={found[1].value}", key, logged)
+            said, logged = comparison.said, comparison.logged
+            yield self.finding(
+                f"{said.path}:{said.line} gives {comparison.what} but {logged.path}:{logged.line} logs "
+                f"{comparison.key} {logged.value!r}{_hedge(trace, comparison.certain)}",
+                path=said.path,
+                line=said.line,
+                related=[(logged.path, logged.line)],
+                severity=_severity(trace, comparison.certain),
+            )
 
-    def _disagreement(self, said: sources.Assignment, what: str, key: str, logged: sources.Logged) -> Finding:
-        return self.finding(
-            f"{said.path}:{said.line} gives {what} but {logged.path}:{logged.line} logs {key} {logged.value!r}",
-            path=said.path,
-            line=said.line,
-            related=[(logged.path, logged.line)],
-        )
+
+def _severity(trace: Trace, certain: bool) -> Severity:
+    """An error needs a certain trace and a value of certain meaning; anything less is a warning."""
+    return Severity.ERROR if certain and trace.certainty is sources.Certainty.CERTAIN else Severity.WARNING
+
+
+def _hedge(trace: Trace, certain: bool) -> str:
+    if trace.certainty is not sources.Certainty.CERTAIN:
+        return f" (the trace to this configuration is {trace.certainty.value}: {trace.config_reason})"
+    if not certain:
+        return " (how the configuration's value maps to the logged one is not known exactly)"
+    return ""
 
 
 #: Keys that a rule file requires or constrains but that describe the run, not how to rerun it.

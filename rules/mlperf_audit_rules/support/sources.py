@@ -25,6 +25,7 @@ assignments inside `if`/`case`/`for`/`while` blocks and values computed by comma
 
 from __future__ import annotations
 
+import enum
 import math
 import re
 import shlex
@@ -38,6 +39,7 @@ from mlperf_audit import (
     Implementation,
     Submission,
     SystemDescription,
+    hardware,
     open_binary,
 )
 
@@ -60,17 +62,13 @@ GLOBAL_BATCH = ("GLOBAL_BATCH_SIZE", "GBS", "GLOBAL_BATCHSIZE")
 LOCAL_BATCH = ("BATCHSIZE", "BATCH_SIZE", "LOCAL_BATCH_SIZE", "MINIBS", "MICRO_BATCH_SIZE", "TRAIN_BATCH_SIZE")
 ACCUMULATION = ("GRADIENT_STEPS", "GRAD_ACCUMULATION_STEPS", "GRADIENT_ACCUMULATION_STEPS", "GA")
 MODEL_PARALLEL = (
-    ("TP", "TENSOR_MODEL_PARALLEL_SIZE"),
-    ("PP", "PIPELINE_MODEL_PARALLEL_SIZE"),
-    ("CP", "CONTEXT_PARALLEL_SIZE"),
+    ("TP", "TENSOR_MODEL_PARALLEL_SIZE", "TENSOR_MODEL_PARALLEL"),
+    ("PP", "PIPELINE_MODEL_PARALLEL_SIZE", "PIPELINE_MODEL_PARALLEL"),
+    ("CP", "CONTEXT_PARALLEL_SIZE", "CONTEXT_PARALLEL"),
 )
-#: Configuration variables compared with a logged hyperparameter.
-LOGGED = (
-    (("LR", "LEARNING_RATE", "BASE_LR", "OPT_BASE_LR"), "opt_base_learning_rate"),
-    (ACCUMULATION, "gradient_accumulation_steps"),
-    (("WARMUP_STEPS", "OPT_LEARNING_RATE_WARMUP_STEPS"), "opt_learning_rate_warmup_steps"),
-    (("WARMUP_EPOCHS", "OPT_LEARNING_RATE_WARMUP_EPOCHS"), "opt_learning_rate_warmup_epochs"),
-)
+#: Sequences per sample of a packed dataset (NVIDIA's BERT `*_pack.sh`): the logged global batch
+#: counts samples of several sequences, the configuration's batch sequences.
+PACKING = ("PACKING_FACTOR",)
 
 
 def read_text(entry: FileEntry) -> str | None:
@@ -127,7 +125,11 @@ def _value(raw: str, known: dict[str, Assignment]) -> str | None:
         return None if words else ""
     word = words[0]
     match = _DEFAULT.match(word)
-    if match:  # ${NAME:-default}: the variable from outside, else the default the file gives
+    if match:  # ${NAME:-default}: the value set earlier (a configuration before the common file it
+        # sources), else the default the file gives (the variable from outside is unknown)
+        earlier = known.get(match.group(1))
+        if earlier is not None and earlier.value != "":
+            return earlier.value
         inner = match.group(2)
         return _value(inner, known) if inner.startswith("$") else inner
     reference = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", word)
@@ -169,6 +171,10 @@ def parse_shell(
             continue
         match = _ASSIGNMENT.match(line)
         if match:
+            default = _DEFAULT.match(match.group(2).strip().strip("'\""))
+            earlier = known.get(match.group(1))
+            if default and default.group(1) == match.group(1) and earlier is not None and earlier.value != "":
+                continue  # `X=${X:-default}` keeps the value set earlier, where it was set
             value = _value(match.group(2), known)
             if value is not None:
                 known[match.group(1)] = Assignment(value, entry.path, number)
@@ -219,19 +225,25 @@ class LaunchConfig:
         found = self.first(names)
         return number(found[1].value) if found else None
 
-    def global_batch(self) -> BatchSize | None:
-        """The global batch size the configuration gives, how it was derived, and where."""
+    def global_batch(self, benchmark: str = "") -> BatchSize | None:
+        """The global batch size the configuration gives for `benchmark`, how it was derived, and
+        where (see `BATCH_MEANINGS`)."""
         explicit = self.first(GLOBAL_BATCH)
         value = number(explicit[1].value) if explicit else None
         if explicit and value is not None:
             return BatchSize(value, f"{explicit[0]}={explicit[1].value}", explicit[1])
         local = self.first(LOCAL_BATCH)
         nodes, accelerators = self.first(NODES), self.first(ACCELERATORS)
+        by_name = name_scale(self.entry)  # NVIDIA's names give the scale the launcher's defaults leave out
+        if nodes is None and by_name.nodes is not None:
+            nodes = ("nodes in its name", Assignment(f"{by_name.nodes:g}", self.entry.path, 0))
+        if accelerators is None and by_name.accelerators is not None:
+            accelerators = ("accelerators in its name", Assignment(f"{by_name.accelerators:g}", self.entry.path, 0))
         if not (local and nodes and accelerators):
             return None
         factors = [local, nodes, accelerators]
         accumulation = self.first(ACCUMULATION)
-        if accumulation:
+        if accumulation and benchmark not in BATCH_INCLUDES_ACCUMULATION:
             factors.append(accumulation)
         values = [number(a.value) for _, a in factors]
         if any(v is None for v in values):
@@ -248,7 +260,24 @@ class LaunchConfig:
         formula = " x ".join(f"{name}={a.value}" for name, a in factors)
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
+        if benchmark == "bert" and self.packed():
+            # a packed dataset holds about two sequences per sample: the log counts sequences
+            return BatchSize(total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False)
         return BatchSize(total, formula, local[1], values[0])
+
+    def packed(self) -> bool:
+        """Whether the run reads a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
+        extra = self.variables.get("EXTRA_PARAMS")
+        return (
+            "pack" in self.entry.path.rsplit("/", 1)[-1].lower()
+            or self.first(PACKING) is not None
+            or (extra is not None and "packed_samples" in extra.value)
+        )
+
+
+#: Benchmarks whose per-accelerator batch variable already includes gradient accumulation
+#: (NVIDIA's BERT passes BATCHSIZE as `--train_batch_size` and divides it by the accumulation steps).
+BATCH_INCLUDES_ACCUMULATION = frozenset({"bert"})
 
 
 @dataclass(frozen=True)
@@ -259,12 +288,95 @@ class BatchSize:
     #: The per-accelerator variable's own value: some frameworks (HugeCTR's BATCHSIZE) take the
     #: global batch there, so a value equal to the logged global batch agrees as well.
     as_written: float | None = None
+    #: The logged batch may be the value times one of these (packed samples hold ~2 sequences).
+    factors: tuple[float, ...] = (1.0,)
+    #: Whether the derivation is known exactly; a disagreement of an uncertain one is a warning.
+    certain: bool = True
 
     def agrees(self, logged: float) -> bool:
-        return any(
-            candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6)
-            for candidate in (self.value, self.as_written)
+        candidates = [self.value * factor for factor in self.factors] + [self.as_written]
+        return any(candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6) for candidate in candidates)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A configuration's value set against what the logs record, with what it means."""
+
+    key: str  # the logged key
+    said: Assignment  # where the configuration sets it
+    what: str  # "LR=0.0029", or the derivation
+    logged: Logged
+    agrees: bool
+    certain: bool  # the meaning is known exactly: a disagreement can be an error
+
+
+#: Configuration variables compared with a logged hyperparameter, by what they mean:
+#: (variables, logged key, benchmarks where the meaning holds (None: every one but those of
+#: `OTHER_MEANING`), certain). A variable whose meaning is not known for a benchmark is not compared.
+LOGGED_MEANINGS: tuple[tuple[tuple[str, ...], str, frozenset[str] | None, bool], ...] = (
+    (("LR", "LEARNING_RATE", "OPT_BASE_LR"), "opt_base_learning_rate", None, True),
+    (ACCUMULATION, "gradient_accumulation_steps", None, True),
+    (("WARMUP_STEPS", "OPT_LEARNING_RATE_WARMUP_STEPS"), "opt_learning_rate_warmup_steps", None, False),
+    (("WARMUP_EPOCHS", "OPT_LEARNING_RATE_WARMUP_EPOCHS"), "opt_learning_rate_warmup_epochs", None, False),
+)
+#: Benchmarks where a variable of `LOGGED_MEANINGS` means something else, by logged key:
+#: stable diffusion's LEARNING_RATE is computed (BASE_LR x GLOBAL_BATCH_SIZE, `config_common.sh`).
+OTHER_MEANING = {"opt_base_learning_rate": frozenset({"stable_diffusion"})}
+#: Stable diffusion's BASE_LR is per sample: the training script's rate is BASE_LR x the global batch.
+PER_SAMPLE_LR = frozenset({"stable_diffusion"})
+
+
+def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[Comparison]:
+    """Each value of `config` whose meaning is known for `benchmark`, against the first run logging it."""
+    found: list[Comparison] = []
+    batch = config.global_batch(benchmark)
+    logged_batch = logged(runs, "global_batch_size")
+    if batch is not None and logged_batch is not None and logged_batch.number is not None:
+        found.append(
+            Comparison(
+                "global_batch_size",
+                batch.assignment,
+                f"a global batch size of {batch.value:g} ({batch.formula})",
+                logged_batch,
+                batch.agrees(logged_batch.number),
+                batch.certain,
+            )
         )
+    rate = logged(runs, "opt_base_learning_rate")
+    base = config.first(("BASE_LR",))
+    if (
+        benchmark in PER_SAMPLE_LR
+        and base
+        and rate
+        and rate.number is not None
+        and logged_batch
+        and logged_batch.number
+    ):
+        per_sample = number(base[1].value)
+        if per_sample is not None:
+            value = per_sample * logged_batch.number
+            found.append(
+                Comparison(
+                    "opt_base_learning_rate",
+                    base[1],
+                    f"a learning rate of {value:g} (BASE_LR="
+                    f"{base[1].value} per sample x the logged global batch {logged_batch.number:g})",
+                    rate,
+                    math.isclose(rate.number, value, rel_tol=1e-6, abs_tol=1e-15),
+                    True,
+                )
+            )
+    for names, key, benchmarks, certain in LOGGED_MEANINGS:
+        if (benchmarks is not None and benchmark not in benchmarks) or benchmark in OTHER_MEANING.get(key, ()):
+            continue
+        variable = config.first(names)
+        said = number(variable[1].value) if variable else None
+        recorded = logged(runs, key)
+        if variable is None or said is None or recorded is None or recorded.number is None:
+            continue
+        agrees = math.isclose(recorded.number, said, rel_tol=1e-6, abs_tol=1e-12)
+        found.append(Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain))
+    return found
 
 
 # --------------------------------------------------------------------------------------------
@@ -365,6 +477,58 @@ def releases(text: str) -> set[str]:
 # --------------------------------------------------------------------------------------------
 
 
+class Certainty(enum.StrEnum):
+    """How sure a trace is: an error needs a certain trace; a likely one gives warnings at most."""
+
+    CERTAIN = "certain"
+    LIKELY = "likely"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Scale:
+    nodes: float | None
+    accelerators: float | None
+
+    def known(self) -> bool:
+        return self.nodes is not None and self.accelerators is not None
+
+    def __str__(self) -> str:
+        def shown(value: float | None) -> str:
+            return "?" if value is None else f"{value:g}"
+
+        return f"{shown(self.nodes)}x{shown(self.accelerators)}"
+
+
+@dataclass
+class Candidate:
+    """One launch configuration weighed for a result folder: what agrees and what does not."""
+
+    config: LaunchConfig
+    named: bool  # its name is the system's (config_<system>.sh)
+    scale: Scale  # nodes x accelerators per node: from its variables, else from its name
+    scale_fits: bool | None  # against the system description (None: either is unknown)
+    family: str | None  # the accelerator family its name gives (DGXH200 -> h200)
+    family_fits: bool | None
+    comparisons: list[Comparison]  # its values against the logs, where their meaning is known
+    shares_name: bool  # a word of its name is one of the system's (`1cc` in `lambda_1cc_n8_...`)
+    set_scale_fits: bool = False  # the nodes and accelerators its variables set are the system's
+    evidence: list[str] = field(default_factory=list)
+
+    @property
+    def disagrees(self) -> bool:
+        """A value whose meaning is certain differs from the logs."""
+        return any(not c.agrees and c.certain for c in self.comparisons)
+
+    @property
+    def agrees(self) -> bool:
+        return any(c.agrees for c in self.comparisons) and not self.disagrees
+
+    @property
+    def name(self) -> str:
+        return self.config.entry.path.rsplit("/", 1)[-1]
+
+
 @dataclass
 class Trace:
     folder: BenchmarkFolder
@@ -376,6 +540,20 @@ class Trace:
     config: LaunchConfig | None = None
     config_reason: str = ""
     configs_seen: int = 0
+    certainty: Certainty = Certainty.NONE
+    #: The configurations of the implementation and what was found for each (in name order).
+    candidates: list[Candidate] = field(default_factory=list)
+    #: How the implementation's scripts choose a configuration, when they say (run.sub's
+    #: `source config_${DGXSYSTEM}.sh`).
+    selection: str = ""
+    #: The sibling implementation a stub folder points to (its README), whose code and
+    #: configurations are the result's.
+    delegate: Implementation | None = None
+
+    @property
+    def code(self) -> Implementation | None:
+        """Where the result's code and launch configurations are: the delegate of a stub, else the implementation."""
+        return self.delegate or self.implementation
 
 
 def submission_of(folder: BenchmarkFolder, context: CheckContext) -> Submission | None:
@@ -397,19 +575,64 @@ def config_files(implementation: Implementation) -> list[FileEntry]:
     return result
 
 
+def launch_configs(implementation: Implementation) -> list[FileEntry]:
+    """The configurations a run is launched with: not the common files they source
+    (`config_common.sh`, `config_DGXH100_common.sh`, `config_fp8.sh` sourced by the others)."""
+    files = config_files(implementation)
+    sourced: set[str] = set()
+    for entry in files:
+        text = read_text(entry) or ""
+        for line in text.splitlines():
+            match = _SOURCE.match(line.strip())
+            if match:
+                sourced.add(match.group(1).strip().strip("'\"").rsplit("/", 1)[-1])
+    return [
+        f for f in files if "common" not in normalized(_config_stem(f)) and f.path.rsplit("/", 1)[-1] not in sourced
+    ]
+
+
 def _config_stem(entry: FileEntry) -> str:
     stem = entry.path.rsplit("/", 1)[-1][: -len(".sh")]
     return stem[len("config") :].lstrip("_-.") if stem.lower().startswith("config") else stem
 
 
 def _names_system(entry: FileEntry, system: str) -> bool:
-    stem, wanted = normalized(_config_stem(entry)), normalized(system)
-    return bool(stem) and bool(wanted) and (stem == wanted or wanted in stem or stem in wanted)
+    """Whether a configuration is named after the system: `config_<system>.sh`, also with its scale
+    appended (`config_AS-8125GS-TNHR_001x08x032.sh` for `AS-8125GS-TNHR-1`, whose `-1` counts the
+    systems of that name)."""
+    stem, wanted = _config_stem(entry), normalized(system)
+    if not wanted:
+        return False
+    match = _NAME_SCALE.search(stem)
+    bare = normalized(stem[: match.start()] if match else stem)
+    return bool(bare) and (bare == wanted or (wanted.startswith(bare) and wanted[len(bare) :].isdigit()))
 
 
-def trace(
-    folder: BenchmarkFolder, submission: Submission, logged_batch: float | None = None, configs: bool = True
-) -> Trace:
+#: NVIDIA's scale in a configuration's name: <nodes>x<accelerators>x... (`DGXH100_8x8x1xtp4pp1cp2`,
+#: `DGXB200_001x08x032`, `C885a_001x08x032`).
+_NAME_SCALE = re.compile(r"(?:^|[_\-.])0*(\d{1,5})x0*(\d{1,3})(?=x|[_\-.]|$)", re.IGNORECASE)
+
+
+def name_scale(entry: FileEntry) -> Scale:
+    match = _NAME_SCALE.search(_config_stem(entry))
+    return Scale(float(match.group(1)), float(match.group(2))) if match else Scale(None, None)
+
+
+def _selection(implementation: Implementation) -> str:
+    """How the implementation's launch scripts pick a configuration, quoted, when one says."""
+    for entry in implementation.files:
+        name = entry.path.rsplit("/", 1)[-1]
+        if "/" in implementation.relative(entry) or not (
+            name.endswith((".sub", ".sh")) and not CONFIG_NAMES.match(name)
+        ):
+            continue
+        for line in (read_text(entry) or "").splitlines():
+            if _SOURCE.match(line.strip()) and "config" in line and "$" in line:
+                return f"{implementation.relative(entry)}: {line.strip()[:120]}"
+    return ""
+
+
+def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), configs: bool = True) -> Trace:
     """The implementation a result folder came from and, with `configs`, its launch configuration."""
     description = submission.system(folder.system) if folder.system else None
     result = Trace(folder, submission, description)
@@ -425,6 +648,8 @@ def trace(
 
         def score(implementation: Implementation) -> tuple[int, list[str]]:
             points, why = 0, list[str]()
+            if normalized(implementation.name) == normalized(system):
+                points, why = points + 8, why + ["it is named after the system"]
             if any(_names_system(entry, system) for entry in config_files(implementation)):
                 points, why = points + 3, why + ["a launch configuration is named after the system"]
             if normalized(implementation.name) in tokens:
@@ -440,39 +665,261 @@ def trace(
         result.reason = (
             "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
         )
+    if result.implementation is not None:
+        result.delegate = delegate_of(result.implementation, candidates)
     if configs:
-        _choose_config(result, description, logged_batch)
+        _choose_config(result, description, runs)
     return result
 
 
-def _choose_config(result: Trace, description: SystemDescription | None, logged_batch: float | None) -> None:
-    assert result.implementation is not None
-    system = result.folder.system or ""
-    files = config_files(result.implementation)
+_SIBLING_LINK = re.compile(r"\.\./([A-Za-z0-9][A-Za-z0-9_.\-]*)")
+
+
+def delegate_of(implementation: Implementation, siblings: list[Implementation]) -> Implementation | None:
+    """The sibling implementation a stub folder points to: a folder without code or launch
+    configuration whose README says "refer to [pytorch](../pytorch)" (Supermicro's per-system folders)."""
+    if launch_configs(implementation) or len(implementation.files) > 3:
+        return None
+    for entry in implementation.files:
+        if not README_NAMES.match(entry.path.rsplit("/", 1)[-1]):
+            continue
+        for name in _SIBLING_LINK.findall(read_text(entry) or ""):
+            for sibling in siblings:
+                if sibling is not implementation and sibling.name == name.rstrip("/."):
+                    return sibling
+    return None
+
+
+def _fits(a: float | None, b: float | None) -> bool | None:
+    return None if a is None or b is None else a == b
+
+
+def _shares_first_word(stem: str, system: str) -> bool:
+    """Whether a configuration's first word names the system: one of its words (`1cc` in
+    `lambda_1cc_n8_...`), or the start of its first (`XE8640` for `XE8640x4H100-SXM-80GB`)."""
+    first = first_word(stem)
+    words = _tokens(system)
+    return (len(first) >= 2 and first in words) or (len(first) >= 4 and bool(words) and words[0].startswith(first))
+
+
+def _candidate(
+    implementation: Implementation,
+    entry: FileEntry,
+    system: str,
+    description: SystemDescription | None,
+    runs: Any,
+    benchmark: str,
+) -> Candidate:
+    config = LaunchConfig(entry, parse_shell(implementation, entry))
+    by_name = name_scale(entry)
+    scale = Scale(
+        config.count(NODES) if config.count(NODES) is not None else by_name.nodes,
+        config.count(ACCELERATORS) if config.count(ACCELERATORS) is not None else by_name.accelerators,
+    )
+    nodes = described_count(description, "number_of_nodes") if description is not None else None
+    per_node = described_count(description, "accelerators_per_node") if description is not None else None
+    # the name's scale is what the submitter called it; the variables are what it sets (REP010
+    # reports a difference): the name decides whether it is the system's configuration
+    named_scale = by_name if by_name.known() else scale
+    fits = [_fits(named_scale.nodes, nodes), _fits(named_scale.accelerators, per_node)]
+    scale_fits = False if False in fits else (None if None in fits else True)
+    family = hardware.family_of_text(_config_stem(entry))
+    system_family = _system_family(description)
+    family_fits = None if family is None or system_family is None else family == system_family
+    comparisons = compare_with_logs(config, benchmark, runs)
+    shares_name = _shares_first_word(_config_stem(entry), system)
+    candidate = Candidate(
+        config,
+        _names_system(entry, system),
+        Scale(named_scale.nodes, named_scale.accelerators),
+        scale_fits,
+        family,
+        family_fits,
+        comparisons,
+        shares_name,
+        set_scale_fits=config.count(NODES) == nodes and config.count(ACCELERATORS) == per_node and nodes is not None,
+    )
+    if candidate.named:
+        candidate.evidence.append("named after the system")
+    if scale_fits:
+        candidate.evidence.append(f"for {named_scale} like the system")
+    if family_fits and family:
+        candidate.evidence.append(f"for {family.upper()} like the system")
+    agreeing = [c.key for c in comparisons if c.agrees]
+    if agreeing:
+        candidate.evidence.append(f"gives the logged {', '.join(agreeing)}")
+    return candidate
+
+
+def _choose_config(result: Trace, description: SystemDescription | None, runs: Any) -> None:
+    """The configuration the result ran, as its scripts choose one: the one named after the system,
+    else the one for the system's scale and accelerator; the logs' values break ties. Certain when
+    one configuration is singled out by its name or its scale, or when among several for the scale
+    only one reproduces the logs; likely when a guess decided; none when no configuration is for
+    the system's scale (each decision in `config_reason`)."""
+    implementation, system = result.code, result.folder.system or ""
+    assert implementation is not None
+    files = launch_configs(implementation)
     result.configs_seen = len(files)
-    named = [f for f in files if _names_system(f, system)]
-    reason = "named after the system"
-    word = first_word(system)
-    if not named and len(word) >= 2:
-        named = [f for f in files if first_word(_config_stem(f)) == word]
-        reason = f"its name starts with the system's first word {word!r}"
-    if not named and len(word) >= 2:  # NVIDIA's config_DGXH200_* for the system h200_ngc24.04_pytorch
-        named = [f for f in files if first_word(_config_stem(f)).endswith(word)]
-        reason = f"its first word ends with the system's first word {word!r}"
-    if not named:
-        return
-    configs = [LaunchConfig(f, parse_shell(result.implementation, f)) for f in named]
-    if len(configs) > 1 and description is not None:
-        nodes = described_count(description, "number_of_nodes")
-        accelerators = described_count(description, "accelerators_per_node")
-        fitting = [c for c in configs if c.count(NODES) == nodes and c.count(ACCELERATORS) == accelerators]
-        if fitting:
-            configs, reason = fitting, reason + ", and it sets the system's node and accelerator counts"
-    if len(configs) > 1 and logged_batch is not None:
-        fitting = [c for c in configs if (batch := c.global_batch()) is not None and batch.agrees(logged_batch)]
-        if fitting:
-            configs, reason = fitting, reason + ", and it gives the logged batch size"
-    result.config, result.config_reason = configs[0], reason
+    if not files:
+        scripts = named_scripts(implementation, system)
+        if scripts:
+            chosen = _candidate(implementation, scripts[0], system, description, runs, result.folder.benchmark)
+            certainty = Certainty.CERTAIN if len(scripts) == 1 else Certainty.LIKELY
+            return _chosen(
+                result,
+                chosen,
+                certainty,
+                "the launch script named like the system" + (f" (first of {len(scripts)})" if len(scripts) > 1 else ""),
+            )
+    result.selection = _selection(implementation)
+    result.candidates = [
+        _candidate(implementation, f, system, description, runs, result.folder.benchmark) for f in files
+    ]
+    platform = next((run.launch.platform for run in runs if run.launch is not None and run.launch.platform), None)
+    if platform is not None:  # the launcher printed which configuration it sourced
+        printed = _config_named(implementation, platform)
+        if printed is not None:
+            chosen = _candidate(implementation, printed, system, description, runs, result.folder.benchmark)
+            return _chosen(
+                result, chosen, Certainty.CERTAIN, f"the log names it: DGXSYSTEM={platform} (`:::DLPAL` line)"
+            )
+        # a configuration may set DGXSYSTEM itself (Lambda's `export DGXSYSTEM="1CC"`): those are its candidates
+        setting = [c for c in result.candidates if (v := c.config.variables.get("DGXSYSTEM")) and v.value == platform]
+        if setting:
+            result.candidates = setting
+            _choose_by_evidence(result, description, files)
+            result.config_reason += f"; of the configurations that set DGXSYSTEM={platform}, which the log prints"
+            return None
+        _choose_by_evidence(result, description, files)
+        if result.config is not None:
+            result.certainty = Certainty.LIKELY
+        result.config_reason += (
+            f"; the log names config_{platform}.sh (DGXSYSTEM in its `:::DLPAL` line), which the package does not hold"
+        )
+        return None
+    return _choose_by_evidence(result, description, files)
+
+
+def _tokens(text: str) -> list[str]:
+    return [normalized(t) for t in re.split(r"[_\-.\s]+", text) if normalized(t)]
+
+
+def named_scripts(implementation: Implementation, system: str) -> list[FileEntry]:
+    """Launch scripts named like the system where there is no config*.sh: Google's `v5p-16.sh` for
+    `cloud-tpu-v5p-16-maxdiffusion` (the script's words, one with a digit, in a row in the system's name)."""
+    wanted = _tokens(system)
+    found = []
+    for entry in implementation.files:
+        name = entry.path.rsplit("/", 1)[-1]
+        if not name.endswith(".sh") or implementation.relative(entry).count("/") > 1:
+            continue
+        words = _tokens(name[: -len(".sh")])
+        if not words or not any(any(ch.isdigit() for ch in w) for w in words):
+            continue
+        if any(wanted[i : i + len(words)] == words for i in range(len(wanted) - len(words) + 1)):
+            found.append(entry)
+    return sorted(found, key=lambda entry: entry.path)
+
+
+def _config_named(implementation: Implementation, platform: str) -> FileEntry | None:
+    """The implementation's `config_<platform>.sh` (or without `.sh`, which a launcher sources as well)."""
+    wanted = {f"config_{platform}.sh", f"config_{platform}"}
+    for entry in implementation.files:
+        relative = implementation.relative(entry).split("/")
+        if relative[-1] in wanted and (len(relative) == 1 or relative[0].lower() in ("configs", "config")):
+            return entry
+    return None
+
+
+def _choose_by_evidence(result: Trace, description: SystemDescription | None, files: list[FileEntry]) -> None:
+    """Without a launcher's word: the configuration named after the system, else the one for its scale."""
+    named = [c for c in result.candidates if c.named]
+    if len(named) == 1:
+        return _chosen(result, named[0], Certainty.CERTAIN, "named after the system")
+    pool = named or result.candidates
+    scaled = [c for c in pool if c.scale_fits]
+    fitting = [c for c in scaled if c.family_fits is not False]
+    if len(fitting) == 1:
+        return _chosen(
+            result, fitting[0], Certainty.CERTAIN, f"the only configuration for {fitting[0].scale} and this accelerator"
+        )
+    if len(fitting) > 1:
+        reproducing = [c for c in fitting if c.agrees]
+        # the logs single one out; certain when its name also shares a word with the system's (a
+        # configuration that ran may have been edited since, and another reproduce the logs by chance)
+        if len(reproducing) == 1 and all(c.disagrees for c in fitting if c is not reproducing[0]):
+            single = reproducing[0]
+            return _chosen(
+                result,
+                single,
+                Certainty.CERTAIN if single.shares_name else Certainty.LIKELY,
+                f"of {len(fitting)} configurations for {fitting[0].scale}, the only one that gives the logged values"
+                + (" and shares a word with the system's name" if single.shares_name else ""),
+            )
+        preferred = sorted(reproducing or fitting, key=lambda c: (not c.shares_name, c.name))
+        decided = "the logged values" if reproducing else "name order"
+        if preferred[0].shares_name:
+            decided += " and a word of the system's name"
+        return _chosen(
+            result,
+            preferred[0],
+            Certainty.LIKELY,
+            f"{len(fitting)} configurations for {fitting[0].scale} "
+            f"({', '.join(c.name for c in fitting)}); {decided} decided",
+        )
+    if scaled:  # only configurations named for another accelerator fit the scale (an H100 file run on H200)
+        other = scaled[0]
+        # the only one for the scale, and it gives every logged value it sets: what ran, under another name
+        certainty = Certainty.CERTAIN if len(scaled) == 1 and other.agrees else Certainty.LIKELY
+        return _chosen(
+            result,
+            other,
+            certainty,
+            f"the only configuration for {other.scale}, named for {(other.family or '').upper()} where the system has "
+            f"{(_system_family(description) or '?').upper()}",
+        )
+    # its name says another scale, but what it sets is the system's (a file renamed, or edited for this run)
+    set_scale = [c for c in pool if c.set_scale_fits and c.family_fits is not False]
+    if len(set_scale) == 1:
+        return _chosen(
+            result,
+            set_scale[0],
+            Certainty.LIKELY,
+            f"the only configuration that sets the system's scale, though its name says {set_scale[0].scale}",
+        )
+    unknown = [c for c in pool if c.scale_fits is None and c.family_fits is not False]
+    if len(unknown) == 1 and len(pool) == 1:
+        return _chosen(
+            result, unknown[0], Certainty.LIKELY, "the implementation's only configuration (its scale is not known)"
+        )
+    reproducing = [c for c in unknown if c.agrees]
+    if len(reproducing) == 1:
+        return _chosen(
+            result,
+            reproducing[0],
+            Certainty.LIKELY,
+            "the only configuration of unknown scale that gives the logged values",
+        )
+    scales = sorted({str(c.scale) for c in result.candidates if c.scale.known()})
+    wanted = Scale(
+        described_count(description, "number_of_nodes") if description is not None else None,
+        described_count(description, "accelerators_per_node") if description is not None else None,
+    )
+    result.config_reason = (
+        f"none of its {len(files)} configuration(s) is for {wanted} (nodes x accelerators per node)"
+        + (f"; they are for {', '.join(scales)}" if scales else "")
+    )
+
+
+def _system_family(description: SystemDescription | None) -> str | None:
+    return hardware.family_of_text(description.get("accelerator_model_name")) if description is not None else None
+
+
+def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: str) -> None:
+    result.config, result.certainty = candidate.config, certainty
+    others = [e for e in candidate.evidence if e not in reason]
+    result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
 
 
 @dataclass(frozen=True)
