@@ -8,7 +8,7 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
 - the model rules read: `Tree`, `Submission`, `SystemDescription`, `BenchmarkFolder`,
   `BenchmarkResult`, `Run`, `LogEvent`, `Implementation`, `FileEntry`, `ArchiveMember`,
   `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `natural_key`;
-- scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`;
+- scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`; recipes: `Recipe`, `Quoted`;
 - reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
   work models); `visible` (package text made safe to show); the parser's limits.
 """
@@ -38,6 +38,7 @@ from .model import (
     open_binary,
 )
 from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
+from .recipes import Quoted, Recipe
 from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
 from .safety import visible
 from .scores import BenchmarkScore, Comparison, RunScore, Spread, url_prefix
@@ -62,6 +63,8 @@ __all__ = [
     "IssueRule",
     "LogEvent",
     "Problem",
+    "Quoted",
+    "Recipe",
     "Rule",
     "Run",
     "RunScore",

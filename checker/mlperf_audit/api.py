@@ -10,9 +10,11 @@ from typing import Any, Iterable
 from . import rulesets
 from .config import Config
 from .discovery import discover
-from .engine import Collect, check_comparison, run_checks, run_scores
+from .engine import Collect, check_comparison, load_benchmark, new_context, run_checks, run_scores, select_rules
+from .errors import TargetError
 from .model import Finding, Tree
 from .plugins import PluginHost
+from .recipes import Recipe
 from .report import Report, TargetSummary, mlperf_logging_version
 from .safety import visible
 from .scores import BenchmarkScore, Comparison
@@ -121,3 +123,24 @@ def review(
 def compare_baseline(comparison: Comparison, tree_path: str | Path, config: Config, host: PluginHost) -> list[Finding]:
     """The findings of the rules of scope "comparison" (`audit --baseline`), under `config`."""
     return check_comparison(comparison, discover(tree_path), host, config)
+
+
+def reproduce(folder: str | Path, config: Config | None = None, host: PluginHost | None = None) -> Recipe | None:
+    """The recipe to rerun the result folder `folder` (`<submitter>/results/<system>/<benchmark>`),
+    read from its submitter's package (the folder above `results/`). Raises TargetError when the
+    folder is not a result folder of a submission."""
+    config = config or Config()
+    host = host or PluginHost()
+    wanted = Path(folder).resolve()
+    if wanted.parent.parent.name != "results":
+        raise TargetError(f"{visible(str(folder))}: not a result folder (<submitter>/results/<system>/<benchmark>)")
+    root = wanted.parent.parent.parent
+    tree = discover(root)
+    found = next((f for f in tree.benchmark_folders if (root / f.path).resolve() == wanted), None)
+    if found is None:
+        raise TargetError(f"{visible(str(folder))}: no result folder there ({visible(str(root))} was read)")
+    config = resolve_ruleset(tree, config)
+    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    context = new_context(tree, host, config, select_rules(host.rules, config))
+    recipe: Recipe | None = host.hook.mlperf_audit_reproduce(result=load_benchmark(found, config), context=context)
+    return recipe

@@ -17,7 +17,7 @@ from tabulate import tabulate
 
 from ._version import __version__
 from .cache import ParseCache, default_directory
-from .commands import EXIT_ERROR, EXIT_OK, UsageError, audit, check, compare, report, score, write
+from .commands import EXIT_ERROR, EXIT_OK, UsageError, audit, check, compare, report, reproduce, score, write
 from .errors import AuditError, PluginError
 from .plugins import PluginHost
 from .report import mlperf_logging_version
@@ -40,7 +40,7 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
         help="do not load the plugin NAME (see `mlperf-audit plugins`); repeatable",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (check, score, compare, audit, report):
+    for command in (check, score, compare, audit, report, reproduce):
         command.add_command(commands)
 
     rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")

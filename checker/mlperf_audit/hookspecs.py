@@ -21,7 +21,8 @@ Phases, in the order one ``check`` goes through them:
 
 ``score``, ``compare``, ``audit`` and ``report`` call one more hook per benchmark folder, in the
 same pass that checks it: ``mlperf_audit_score_benchmark``; ``audit --baseline`` then calls
-``mlperf_audit_check_comparison`` once with both trees' scores.
+``mlperf_audit_check_comparison`` once with both trees' scores. ``reproduce`` calls
+``mlperf_audit_reproduce`` for the one result folder it is given.
 
 The built-in engine plugin implements the checking hooks by running the selected rules of each
 scope, so most plugins only register rules. A plugin may also implement a checking hook
@@ -36,6 +37,7 @@ from .config import Config
 from .formats import Format
 from .markers import PROJECT, hookimpl, hookspec
 from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
+from .recipes import Recipe
 from .rule import CheckContext, Rule
 from .scores import BenchmarkScore, Comparison
 
@@ -144,6 +146,14 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
 
     First result wins: a plugin for another round or scoring scheme can replace the built-in one
     (``mlperf_audit_rules.summarizer``) by answering first.
+    """
+
+
+@hookspec(firstresult=True)
+def mlperf_audit_reproduce(result: BenchmarkResult, context: CheckContext) -> Recipe | None:
+    """The recipe to rerun one result folder (``mlperf_audit.recipes.Recipe``): ``reproduce``.
+
+    First result wins; the built-in one is the reproducibility pack's.
     """
 
 

@@ -26,6 +26,8 @@ from mlperf_audit import (
     CheckContext,
     Finding,
     Implementation,
+    Quoted,
+    Recipe,
     Rule,
     Severity,
     Spread,
@@ -522,7 +524,7 @@ def _hedge(trace: Trace, certain: bool) -> str:
     if trace.certainty is not sources.Certainty.CERTAIN:
         return f" (the trace to this configuration is {trace.certainty.value}: {trace.config_reason})"
     if not certain:
-        return " (how the configuration's value maps to the logged one is not known exactly)"
+        return " (a default the launching environment may override, or a value whose mapping to the log is not exact)"
     return ""
 
 
@@ -777,3 +779,159 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
         SpreadTooSmall,
         SpreadTooLarge,
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# `mlperf-audit reproduce`: the recipe of one result folder
+# --------------------------------------------------------------------------------------------
+
+#: What each benchmark needs besides its code, as the MLCommons reference implementations
+#: (github.com/mlcommons/training) describe it; the package itself never holds these.
+BENCHMARK_DATA: dict[str, tuple[str, ...]] = {
+    "bert": (
+        "dataset: Wikipedia dump of 2020-01-01, preprocessed as the reference's bert/ describes",
+        "checkpoint: the reference's phase-1 BERT-large checkpoint (TF), converted for the framework",
+    ),
+    "gpt3": (
+        "dataset: C4 (en, 3.0.1), tokenised with the reference's SentencePiece model",
+        "checkpoint: the reference's GPT-3 175B checkpoint the run starts from",
+    ),
+    "llama2_70b_lora": (
+        "dataset: GovReport (SCROLLS), preprocessed as the reference's llama2_70b_lora/ describes",
+        "checkpoint: Llama-2-70b weights (Meta's licence), converted as the reference describes",
+    ),
+    "stable_diffusion": (
+        "dataset: the LAION-400M subset of the reference, and COCO-2014 validation captions",
+        "checkpoint: Stable Diffusion v2 base, plus the FID (Inception) and CLIP models",
+    ),
+    "ssd": (
+        "dataset: the MLPerf subset of OpenImages v6 (264 classes)",
+        "checkpoint: the ImageNet-pretrained ResNeXt50_32x4d backbone",
+    ),
+    "gnn": ("dataset: IGBH-Full (Illinois Graph Benchmark, heterogeneous)",),
+    "rgat": ("dataset: IGBH-Full (Illinois Graph Benchmark, heterogeneous)",),
+    "dlrm_dcnv2": ("dataset: Criteo 1TB Click Logs, made multi-hot as the reference describes",),
+    "resnet": ("dataset: ImageNet 2012 (ILSVRC)",),
+    "maskrcnn": ("dataset: COCO 2017", "checkpoint: the ImageNet-pretrained ResNet-50 backbone"),
+    "unet3d": ("dataset: KiTS19",),
+    "rnnt": ("dataset: LibriSpeech",),
+}
+
+_COMMAND = re.compile(
+    r"^\s*(?:\$\s*)?(?:sudo\s+)?(sbatch|srun|docker|podman|enroot|bash|sh|python3?|torchrun|"
+    r"mpirun|source|export|\.\/\S+|make)\b"
+)
+MAX_LAUNCH_LINES = 12
+
+
+def launch_lines(implementation: Implementation) -> list[tuple[str, str]]:
+    """Command lines of the implementation's README (shell lines in its code blocks), with where."""
+    found: list[tuple[str, str]] = []
+    for entry in implementation.files:
+        if "/" in implementation.relative(entry) or not sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1]):
+            continue
+        for number, line in enumerate((sources.read_text(entry) or "").splitlines(), 1):
+            if _COMMAND.match(line) and len(found) < MAX_LAUNCH_LINES:
+                found.append((line.strip()[:300], f"{entry.path}:{number}"))
+    return found
+
+
+def recipe(result: BenchmarkResult, context: CheckContext) -> Recipe:
+    """Everything the package says about rerunning `result`, and what it lacks."""
+    description = context.system_description(result.submitter, result.system)
+    division = context.division_of(result)
+    framework = str(description.get("framework")) if description is not None and description.get("framework") else None
+    missing: list[str] = []
+    notes: list[str] = []
+    trace = _trace_result(result, context)
+    code = trace.code if trace is not None else None
+    if trace is None or code is None:
+        missing.append("the code: no benchmarks/<benchmark>/implementations/<name>/ for this result")
+        how, certainty = "not traced", "none"
+    else:
+        how = f"{code.path}: {trace.reason}" + (f"; {trace.delegate.path} per its README" if trace.delegate else "")
+        certainty = trace.certainty.value if trace.config is not None else "none"
+    images: list[Quoted] = []
+    pinned: list[bool] = []
+    variables: list[tuple[str, Quoted]] = []
+    launch: list[Quoted] = []
+    selection = None
+    if code is not None and trace is not None:
+        for entry in dockerfiles(code):
+            for image in sources.base_images(sources.read_text(entry) or ""):
+                shown = image.written if image.image in (None, image.written) else f"{image.written} = {image.image}"
+                images.append(Quoted(shown, f"{entry.path}:{image.line}"))
+                pinned.append(image.image is not None and "@sha256:" in image.image)
+                why = sources.unpinned(image.image) if image.image else "is chosen by a build argument without default"
+                if why:
+                    missing.append(f"a fixed base image: {image.written} {why}")
+        if not dockerfiles(code) and not any(
+            sources.ENVIRONMENT_NAMES.match(f.path.rsplit("/", 1)[-1]) for f in code.files
+        ):
+            missing.append("a Dockerfile or other definition of the environment")
+        launch = [Quoted(text, where) for text, where in launch_lines(code)]
+        if not launch:
+            missing.append("launch instructions: the README gives no command")
+        if trace.selection:
+            script, _, line = trace.selection.partition(": ")
+            selection = Quoted(line, f"{code.path}/{script}")
+        if trace.config is None:
+            missing.append(f"the launch configuration: {trace.config_reason or 'the implementation holds none'}")
+        else:
+            for name, assignment in sorted(trace.config.variables.items(), key=lambda i: (i[1].path, i[1].line)):
+                variables.append((name, Quoted(assignment.value, f"{assignment.path}:{assignment.line}")))
+            if trace.certainty is not sources.Certainty.CERTAIN:
+                missing.append(f"certainty that {trace.config.entry.path} is what ran: {trace.config_reason}")
+            for comparison in sources.compare_with_logs(trace.config, result.benchmark, result.runs):
+                if not comparison.agrees:
+                    missing.append(
+                        f"a configuration that reproduces the logs: it gives {comparison.what}, the logs "
+                        f"{comparison.key} {comparison.logged.value!r}"
+                    )
+    version = context.version
+    required, constrained = _hyperparameters(version, result.benchmark)
+    hyperparameters: list[tuple[str, Any]] = []
+    for key in sorted(required | constrained | {"global_batch_size", "opt_base_learning_rate"}):
+        logged = sources.logged(result.runs, key)
+        if logged is not None:
+            hyperparameters.append((key, logged.value))
+        elif key in required:
+            missing.append(f"the hyperparameter {key}: no run logs it")
+    seeds = [(run.name, event.value) for run in result.runs if (event := run.first("seed")) is not None]
+    unseeded = [run.name for run in result.runs if run.first("seed") is None]
+    if unseeded:
+        missing.append(f"the seed of {', '.join(unseeded)}: not logged")
+    ran_in: list[Quoted] = []
+    for run in result.runs:
+        if run.launch is not None and all(q.text != run.launch.container for q in ran_in):
+            ran_in.append(Quoted(run.launch.container, f"{run.path} (:::DLPAL)"))
+    data = BENCHMARK_DATA.get(result.benchmark, ())
+    if not data:
+        notes.append(f"what {result.benchmark} needs besides its code is not listed here: see the reference")
+    return Recipe(
+        result=result.path,
+        benchmark=result.benchmark,
+        system=result.system,
+        division=division,
+        implementation=code.path if code is not None else None,
+        trace=how,
+        certainty=certainty,
+        framework=framework,
+        images=tuple(images),
+        pinned=tuple(pinned),
+        ran_in=tuple(ran_in),
+        config=trace.config.entry.path if trace is not None and trace.config is not None else None,
+        variables=tuple(variables),
+        launch=tuple(launch),
+        selection=selection,
+        hyperparameters=tuple(hyperparameters),
+        seeds=tuple(seeds),
+        data=data,
+        missing=tuple(dict.fromkeys(missing)),
+        notes=tuple(notes),
+    )
+
+
+@hookimpl
+def mlperf_audit_reproduce(result: BenchmarkResult, context: CheckContext) -> Recipe:
+    return recipe(result, context)

@@ -202,7 +202,7 @@ def render_junit(report: Report) -> str:
 _MARKDOWN = {ord(c): f"&#{ord(c)};" for c in "&<>|\\`*_[]!~$#"}
 
 
-def _md(text: str) -> str:
+def markdown_text(text: str) -> str:
     """Data for the Markdown summary: shown as written, whether in a table cell or in HTML."""
     return visible(text).translate(_MARKDOWN)
 
@@ -216,9 +216,9 @@ def render_markdown(report: Report) -> str:
         "",
         f"**{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info**"
         + (f", {summary['waived']} waived" if summary.get("waived") else "")
-        + f" in {report.target.result_files} result file(s) — {_md(report.target.describe())}; ruleset "
-        f"<code>{_md(report.ruleset)}</code>, mlperf-logging {_md(report.mlperf_logging)}, "
-        f"fail-on <code>{_md(report.config.fail_on)}</code>.",
+        + f" in {report.target.result_files} result file(s) — {markdown_text(report.target.describe())}; ruleset "
+        f"<code>{markdown_text(report.ruleset)}</code>, mlperf-logging {markdown_text(report.mlperf_logging)}, "
+        f"fail-on <code>{markdown_text(report.config.fail_on)}</code>.",
     ]
     used = sum(len(p.encode()) for p in parts)  # the limit is in bytes, and data may be any script
     truncated = False
@@ -227,9 +227,9 @@ def render_markdown(report: Report) -> str:
         rows = [
             [
                 f.severity.value + (" (waived)" if f.waived_by else ""),
-                f"<code>{_md(f.rule)}</code>",
-                _md(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
-                _md(f.message),
+                f"<code>{markdown_text(f.rule)}</code>",
+                markdown_text(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
+                markdown_text(f.message),
             ]
             for f in findings
         ]
@@ -238,7 +238,7 @@ def render_markdown(report: Report) -> str:
             rows, headers=["severity", "rule", "location", "message"], tablefmt="github", disable_numparse=True
         )
         section = (
-            f"\n<details{' open' if errors else ''}><summary><b>{_md(submitter)}</b>: "
+            f"\n<details{' open' if errors else ''}><summary><b>{markdown_text(submitter)}</b>: "
             f"{len(findings)} finding(s), "
             f"{errors} error(s)</summary>\n\n{table}\n\n</details>"
         )

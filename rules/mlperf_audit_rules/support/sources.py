@@ -25,6 +25,7 @@ assignments inside `if`/`case`/`for`/`while` blocks and values computed by comma
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 import re
@@ -103,6 +104,8 @@ class Assignment:
     value: str
     path: str
     line: int
+    #: Written `NAME=${NAME:-value}`: a default that the launching environment may override.
+    default: bool = False
 
 
 _ASSIGNMENT = re.compile(r"^(?:export\s+|declare\s+(?:-x\s+)?|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
@@ -177,7 +180,8 @@ def parse_shell(
                 continue  # `X=${X:-default}` keeps the value set earlier, where it was set
             value = _value(match.group(2), known)
             if value is not None:
-                known[match.group(1)] = Assignment(value, entry.path, number)
+                own_default = bool(default and default.group(1) == match.group(1))
+                known[match.group(1)] = Assignment(value, entry.path, number, own_default)
             else:
                 known.pop(match.group(1), None)  # set to something only the shell knows
     return known
@@ -260,6 +264,10 @@ class LaunchConfig:
         formula = " x ".join(f"{name}={a.value}" for name, a in factors)
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
+        if benchmark in BATCH_MEANING_UNKNOWN:
+            return BatchSize(
+                total, formula + " (how unet3d's batch maps is not known)", local[1], values[0], certain=False
+            )
         if benchmark == "bert" and self.packed():
             # a packed dataset holds about two sequences per sample: the log counts sequences
             return BatchSize(total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False)
@@ -278,6 +286,9 @@ class LaunchConfig:
 #: Benchmarks whose per-accelerator batch variable already includes gradient accumulation
 #: (NVIDIA's BERT passes BATCHSIZE as `--train_batch_size` and divides it by the accumulation steps).
 BATCH_INCLUDES_ACCUMULATION = frozenset({"bert"})
+#: Benchmarks whose logged global batch is not the per-accelerator batch times the data-parallel
+#: size in any way a configuration says (NVIDIA's unet3d shards a sample over several GPUs).
+BATCH_MEANING_UNKNOWN = frozenset({"unet3d"})
 
 
 @dataclass(frozen=True)
@@ -376,7 +387,8 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
             continue
         agrees = math.isclose(recorded.number, said, rel_tol=1e-6, abs_tol=1e-12)
         found.append(Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain))
-    return found
+    # a default (`X=${X:-value}`) is what a plain launch sets, but the environment may set another
+    return [dataclasses.replace(c, certain=False) if c.said.default else c for c in found]
 
 
 # --------------------------------------------------------------------------------------------
@@ -916,7 +928,25 @@ def _system_family(description: SystemDescription | None) -> str | None:
     return hardware.family_of_text(description.get("accelerator_model_name")) if description is not None else None
 
 
+def _other_system(entry: FileEntry, system: str, submission: Submission) -> str | None:
+    """Another system of the submitter that a configuration is named after (Dell's
+    `config_XE9640x4H100-SXM-80GB.sh` taken for `XE8640x4H100-SXM-80GB`), if any."""
+    stem = _config_stem(entry)
+    match = _NAME_SCALE.search(stem)
+    bare = normalized(stem[: match.start()] if match else stem)
+    if len(bare) < 6 or normalized(system).startswith(bare):
+        return None
+    for other in submission.systems:
+        if other.name != system and normalized(other.name).startswith(bare):
+            return other.name
+    return None
+
+
 def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: str) -> None:
+    other = _other_system(candidate.config.entry, result.folder.system or "", result.submission)
+    if other is not None and certainty is Certainty.CERTAIN and "the log names it" not in reason:
+        certainty = Certainty.LIKELY  # the package may lack this system's own configuration
+        reason += f", though it is named after another system ({other})"
     result.config, result.certainty = candidate.config, certainty
     others = [e for e in candidate.evidence if e not in reason]
     result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
