@@ -157,21 +157,24 @@ class ImplementationMissing(_TracedRule):
 
 
 class ImplementationTraced(_TracedRule):
-    """Which implementation (and launch configuration) a result folder was traced to, and why.
+    """Which implementation and launch configuration a result folder was traced to, why, and how surely.
 
-    What it checks: nothing; it reports the mapping that the other REP rules rely on (`--ignore
-    REP003` hides it). The mapping is documented in `mlperf_audit_rules.support.sources`: the only
-    implementation, else the one with a configuration named after the system, the system name
-    containing its name, or the framework naming it.
+    What it checks: nothing; it reports the trace that the other REP rules rely on (`--ignore
+    REP003` hides it), as `mlperf_audit_rules.support.sources` documents it: the configuration the
+    logs name (`:::DLPAL ... <DGXSYSTEM>`), else the one named after the system, else the one for the
+    system's scale and accelerator, with the logged values breaking ties; and its certainty:
+    certain, likely or none. Only a certain trace makes REP010 and REP011 errors.
 
     Why it matters: results carry no pointer to their code; a reviewer must see which folder was
     taken for which result before trusting the comparisons of REP005 to REP011.
 
-    Example: `results/h200_ngc24.04_pytorch/ssd`: traced to `benchmarks/ssd/implementations/pytorch`
-    (the system folder's name contains its name); launch configuration `config_DGXH200.sh`.
+    Example: `results/eos_n32_ngc24.09_nemo/gpt3`: traced to
+    `benchmarks/gpt3/implementations/eos_n32_ngc24.09_nemo`; launch configuration
+    `config_DGXH100_32x8x256x4x8_mbs2.sh`, certain: the only configuration for 32x8 and this
+    accelerator.
 
-    How to fix: if the mapping is wrong, name the launch configuration after the system
-    (`config_<system>.sh`).
+    How to fix: if the trace is wrong or only likely, name the launch configuration after the
+    system (`config_<system>.sh`), or keep the launcher's `:::DLPAL` line in the logs.
     """
 
     code = "REP003"

@@ -1,26 +1,39 @@
-"""Reading a submission's code: which implementation a result came from, and what it says.
+"""Reading a submission's code: which implementation and launch configuration a result ran.
 
 MLPerf results carry no pointer to their code, so mlperf-audit traces each
-`results/<system>/<benchmark>/` folder to one `benchmarks/<benchmark>/implementations/<name>/`
-folder of the same submitter, in this order:
+`results/<system>/<benchmark>/` folder as the submitter's own scripts choose, and says how sure
+it is (`Certainty`). The implementation is the only one of the benchmark, else the one named
+after the system folder, else the one with a configuration named after the system, whose name is
+in the system folder's name, or that the description's `framework` names (a tie: REP004, first by
+name). A stub whose README points to a sibling (`[pytorch](../pytorch)`) is followed to it.
 
-1. the only implementation of that benchmark, if there is one;
-2. otherwise the implementation that scores best on: a launch configuration named after the system
-   (3 points: `config_<system>.sh`, compared without case and punctuation), its name in the system
-   folder's name (2: `h200_ngc24.04_pytorch` -> `pytorch`), its name in the system description's
-   `framework` (1: "NeMo NVIDIA Release 24.09" -> `nemo`); a tie is reported (REP004) and broken by
-   name order.
+The launch configuration, among the implementation's `config*.sh` (at its top or in `configs/`;
+common files that others source are not candidates; Google-style `v5p-16.sh` scripts named like
+the system where there is none), is:
 
-The launch configuration for the system is, among the implementation's `config*.sh` files (at its
-top or in a `configs/` folder): those named after the system, else those whose name starts with the
-system's first word (`config_DGXH100_8x8x48.sh` for `dgxh100_ngc24.04_pytorch`), else those whose
-first word ends with it (`config_DGXH200_1x8x32.sh` for `h200_ngc24.04_pytorch`); of several, the
-one whose node and accelerator counts match the system description, then the one whose batch
-size matches the logs, then the first by name.
+1. the one the logs name: NVIDIA-derived `run.sub` scripts print `:::DLPAL ... <DGXSYSTEM>`, and
+   source `config_${DGXSYSTEM}.sh` (certain; a configuration that sets DGXSYSTEM itself narrows
+   the candidates; one the package lacks makes every other choice at most likely);
+2. the one named after the system (`config_<system>.sh`, also with its scale appended: certain);
+3. the one for the system's scale, nodes x accelerators per node from its NVIDIA-style name
+   (`config_DGXH100_8x8x1xtp4pp1cp2.sh`) or its variables, and accelerator (a name for another
+   accelerator family, an H100 file for an H200 system, is likely unless it reproduces the logs);
+4. of several for the scale, the only one that reproduces the logged values (certain when its
+   name also shares a word with the system's, else likely), else name order (likely);
+5. none: REP009 says which scales the package holds.
+
+A configuration named after another of the submitter's systems is at most likely. What the logs
+are compared with (`compare_with_logs`) has a known meaning per benchmark: the global batch
+(per-accelerator batch x nodes x accelerators x gradient accumulation / model parallelism; BERT's
+batch already holds the accumulation and, packed, about two sequences per sample; HugeCTR's is
+global; unet3d's is not compared), the learning rate (stable diffusion's BASE_LR is per sample:
+BASE_LR x the global batch), gradient accumulation, warmups (not exact). A value written as an
+overridable default (`X=${X:-value}`) is uncertain: the environment may set another.
 
 Shell configurations are read, not run: top-level `NAME=value` and `export NAME=value` lines (also
-`${NAME:-default}`, which gives the default), following `source` of files inside the implementation;
-assignments inside `if`/`case`/`for`/`while` blocks and values computed by commands are ignored.
+`${NAME:-default}`: the value set earlier, else the default), following `source` of files inside
+the implementation; assignments inside `if`/`case`/`for`/`while` blocks and values computed by
+commands are ignored.
 """
 
 from __future__ import annotations
