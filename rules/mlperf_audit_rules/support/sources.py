@@ -281,19 +281,40 @@ class LaunchConfig:
             return BatchSize(
                 total, formula + " (how unet3d's batch maps is not known)", local[1], values[0], certain=False
             )
-        if benchmark == "bert" and self.packed():
-            # a packed dataset holds about two sequences per sample: the log counts sequences
-            return BatchSize(total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False)
+        if benchmark == "bert":
+            rate = self.packing_rate()
+            if rate is not None and rate != 1:
+                return BatchSize(
+                    total * rate, formula + f" x {rate:g} sequences per packed sample", local[1], values[0]
+                )
+            if rate is None and self.packed():
+                # packed, but how many sequences a sample averages is not written where it can be read
+                return BatchSize(
+                    total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False
+                )
         return BatchSize(total, formula, local[1], values[0])
 
     def packed(self) -> bool:
-        """Whether the run reads a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
+        """Whether the run may read a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
         extra = self.variables.get("EXTRA_PARAMS")
         return (
             "pack" in self.entry.path.rsplit("/", 1)[-1].lower()
             or self.first(PACKING) is not None
             or (extra is not None and "packed_samples" in extra.value)
         )
+
+    def packing_rate(self) -> float | None:
+        """Sequences per sample in NVIDIA's BERT, as its `run_pretraining.py` logs the global batch
+        (`train_batch_size * gradient_accumulation_steps * n_gpu * average_packing_rate`, the rate 2
+        by default with `--packed_samples`, else 1): from the `EXTRA_PARAMS` it passes, None when
+        they are not written out (then whether the data is packed is only guessed from the name)."""
+        extra = self.variables.get("EXTRA_PARAMS")
+        if extra is None:
+            return None
+        if "--packed_samples" not in extra.value:
+            return None if self.packed() else 1.0
+        match = re.search(r"--average_packing_rate[= ](\d+)", extra.value)
+        return float(match.group(1)) if match else 2.0
 
 
 #: Benchmarks whose per-accelerator batch variable already includes gradient accumulation
