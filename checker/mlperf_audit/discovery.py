@@ -470,7 +470,8 @@ def _submission(walker: _Walker, folder: Any, name: str) -> Submission:
 
 
 def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tuple[Implementation, ...]]:
-    """The `benchmarks/<benchmark>` folders and each `implementations/<name>` folder in them."""
+    """The `benchmarks/<benchmark>` folders and each `implementations/<name>` folder in them (or the
+    benchmark folder itself, when it holds code without `implementations/`)."""
     if not walker.is_dir(folder):
         return (), ()
     names: list[str] = []
@@ -479,6 +480,14 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
         names.append(benchmark)
         implementations = walker.join(benchmark_folder, "implementations")
         if not walker.is_dir(implementations):
+            # the code right in benchmarks/<benchmark>/ (v5.x submitters) or in named folders there
+            # (Oracle's benchmarks/gpt3/DGXH100_384x8x.../): one implementation, not in its place
+            listing = walker.list(benchmark_folder)
+            if listing.files or listing.dirs:
+                unplaced: list[FileEntry] = []
+                cut = _collect(walker, benchmark_folder, IMPLEMENTATION_DEPTH, unplaced)
+                display = walker.display(benchmark_folder)
+                found.append(Implementation(benchmark, benchmark, display, tuple(unplaced), cut, placed=False))
             continue
         for name, implementation in walker.list(implementations).dirs:
             files: list[FileEntry] = []

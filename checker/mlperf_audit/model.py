@@ -260,13 +260,16 @@ class Implementation:
     """One `benchmarks/<benchmark>/implementations/<name>/` folder: the code behind some results.
 
     `files` are the files found up to `IMPLEMENTATION_DEPTH` folders deep (names and sizes, not
-    contents: implementations hold whole frameworks, and rules read only the few files they need)."""
+    contents: implementations hold whole frameworks, and rules read only the few files they need).
+    A `benchmarks/<benchmark>/` folder without `implementations/` but with code is one
+    implementation named after the benchmark, `placed` False (the rules ask for the standard place)."""
 
     benchmark: str
     name: str
     path: str  # display path of the folder
     files: tuple[FileEntry, ...] = ()
     truncated: bool = False  # more files than discovery lists
+    placed: bool = True  # under implementations/<name>/, as the submission rules ask
 
     def relative(self, entry: FileEntry) -> str:
         """A file's path inside the implementation folder."""

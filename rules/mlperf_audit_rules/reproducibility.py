@@ -239,6 +239,36 @@ class ImplementationAmbiguous(_ImplementationRule):
         )
 
 
+class ImplementationNotInPlace(_ImplementationRule):
+    """A benchmark's code is not in a `benchmarks/<benchmark>/implementations/<name>/` folder.
+
+    What it checks: that each `benchmarks/<benchmark>/` folder keeps its code in
+    `implementations/<name>/`, as the submission rules lay a package out. A folder that holds the
+    code directly (or in folders of other names) is taken as one implementation named after the
+    benchmark, and the other REP rules check it.
+
+    Why it matters: the tools and reviewers look for the code where the rules put it; code
+    elsewhere is easily missed, and several implementations cannot be told apart.
+
+    Example: `benchmarks/llama31_8b/Dockerfile` and `benchmarks/llama31_8b/configs/`, with no
+    `benchmarks/llama31_8b/implementations/`.
+
+    How to fix: move the code to `benchmarks/<benchmark>/implementations/<name>/`.
+    """
+
+    code = "REP015"
+    name = "implementation-not-in-place"
+    summary = "A benchmark's code is not under benchmarks/<benchmark>/implementations/<name>/."
+    severity = Severity.WARNING
+
+    def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
+        if not implementation.placed:
+            yield self.finding(
+                f"{implementation.path} holds the code without an implementations/<name>/ folder",
+                path=implementation.path,
+            )
+
+
 _RUN_WORDS = re.compile(
     r"\b(run|runs|running|launch|sbatch|srun|docker|podman|enroot|bash|python|torchrun|"
     r"mpirun|make)\b",
@@ -771,6 +801,7 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
         ImplementationMissing,
         ImplementationTraced,
         ImplementationAmbiguous,
+        ImplementationNotInPlace,
         ReadmeMissing,
         EnvironmentMissing,
         BaseImageUnpinned,

@@ -869,13 +869,15 @@ def named_scripts(implementation: Implementation, system: str) -> list[FileEntry
 
 
 def _config_named(implementation: Implementation, platform: str) -> FileEntry | None:
-    """The implementation's `config_<platform>.sh` (or without `.sh`, which a launcher sources as well)."""
+    """The implementation's `config_<platform>.sh` (or without `.sh`, which a launcher sources as
+    well): at its top or in `configs/`, else the only file of that name anywhere in it."""
     wanted = {f"config_{platform}.sh", f"config_{platform}"}
-    for entry in implementation.files:
+    named = [entry for entry in implementation.files if entry.path.rsplit("/", 1)[-1] in wanted]
+    for entry in named:
         relative = implementation.relative(entry).split("/")
-        if relative[-1] in wanted and (len(relative) == 1 or relative[0].lower() in ("configs", "config")):
+        if len(relative) == 1 or relative[0].lower() in ("configs", "config"):
             return entry
-    return None
+    return named[0] if len(named) == 1 else None
 
 
 def _choose_by_evidence(result: Trace, description: SystemDescription | None, files: list[FileEntry]) -> None:
