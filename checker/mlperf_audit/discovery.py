@@ -476,6 +476,7 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
         return (), ()
     names: list[str] = []
     found: list[Implementation] = []
+    unplaced: list[FileEntry]
     for benchmark, benchmark_folder in walker.list(folder).dirs:
         names.append(benchmark)
         implementations = walker.join(benchmark_folder, "implementations")
@@ -483,13 +484,30 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
             # the code right in benchmarks/<benchmark>/ (v5.x submitters) or in named folders there
             # (Oracle's benchmarks/gpt3/DGXH100_384x8x.../): one implementation, not in its place
             listing = walker.list(benchmark_folder)
-            if listing.files or listing.dirs:
-                unplaced: list[FileEntry] = []
+            if [f for f in listing.files if f.path.rsplit("/", 1)[-1] != "implementations"] or listing.dirs:
+                unplaced = []
                 cut = _collect(walker, benchmark_folder, IMPLEMENTATION_DEPTH, unplaced)
                 display = walker.display(benchmark_folder)
                 found.append(Implementation(benchmark, benchmark, display, tuple(unplaced), cut, placed=False))
             continue
-        for name, implementation in walker.list(implementations).dirs:
+        around = walker.list(benchmark_folder)
+        beside = [f for f in around.files if f.path.rsplit("/", 1)[-1] != "implementations"]
+        if beside:  # code beside implementations/ too (GigaComputing's AMD llama2_70b_lora)
+            unplaced = list(beside)
+            cut = False
+            for sub_name, sub_folder in around.dirs:
+                if sub_name != "implementations":
+                    cut = _collect(walker, sub_folder, IMPLEMENTATION_DEPTH - 1, unplaced) or cut
+            display = walker.display(benchmark_folder)
+            found.append(Implementation(benchmark, benchmark, display, tuple(unplaced), cut, placed=False))
+        listing = walker.list(implementations)
+        if listing.files:  # code right in implementations/ (Oracle's resnet), its folders are its packages
+            unplaced = []
+            cut = _collect(walker, implementations, IMPLEMENTATION_DEPTH, unplaced)
+            display = walker.display(implementations)
+            found.append(Implementation(benchmark, benchmark, display, tuple(unplaced), cut, placed=False))
+            continue
+        for name, implementation in listing.dirs:
             files: list[FileEntry] = []
             truncated = _collect(walker, implementation, IMPLEMENTATION_DEPTH, files)
             found.append(Implementation(benchmark, name, walker.display(implementation), tuple(files), truncated))

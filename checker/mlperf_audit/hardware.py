@@ -92,6 +92,8 @@ def _normal(text: str) -> str:
 
 
 _FAMILIES = [
+    "gb300",
+    "b300",
     "gb200",
     "b200",
     "h200",
@@ -105,6 +107,8 @@ _FAMILIES = [
     "rtxa5000",
     "4090",
     "7900xtx",
+    "mi355x",
+    "mi350x",
     "mi325x",
     "mi300x",
     "gaudi2",
@@ -115,6 +119,23 @@ _FAMILIES = [
     "v6e",
 ]
 _VARIANTS = ["pcie", "nvl", "sxm"]
+#: The maker of each family: a configuration for another maker's accelerator cannot be the one that ran.
+_MAKERS = {
+    "mi": "amd",
+    "7900xtx": "amd",
+    "gaudi": "intel",
+    "v5e": "google",
+    "v5p": "google",
+    "trillium": "google",
+    "v6e": "google",
+}
+
+
+def maker_of(family: str | None) -> str | None:
+    """Who makes an accelerator family: "nvidia", "amd", "intel" or "google" (None when unknown)."""
+    if family is None:
+        return None
+    return next((maker for prefix, maker in _MAKERS.items() if family.startswith(prefix)), "nvidia")
 
 
 @cache

@@ -84,7 +84,8 @@ class Launch:
     """The `:::DLPAL <container> <job> <nodes> <node list> <cluster> <DGXSYSTEM>` line that
     NVIDIA-derived `run.sub` scripts print before a run: the container it ran in, the node count,
     and DGXSYSTEM, the name of the launch configuration sourced (`config_<DGXSYSTEM>.sh`).
-    Older scripts print the first four fields only. Values are the log's, shown `visible`."""
+    Older scripts print the first four fields only; DGXSYSTEM is the last field (a cluster name may
+    hold spaces). Values are the log's, shown `visible`."""
 
     container: str
     nodes: str | None = None

@@ -209,7 +209,8 @@ def _launch(raw: bytes, at: int) -> Launch | None:
     if not fields:
         return None
     shown = [visible(field[:256]) for field in fields]
-    return Launch(shown[0], shown[2] if len(shown) > 2 else None, shown[5] if len(shown) > 5 else None)
+    # the cluster name before DGXSYSTEM may hold spaces ('HPE Cray XD670'): DGXSYSTEM is the last field
+    return Launch(shown[0], shown[2] if len(shown) > 2 else None, shown[-1] if len(shown) > 5 else None)
 
 
 def _unreadable(

@@ -269,6 +269,10 @@ class ImplementationNotInPlace(_ImplementationRule):
             )
 
 
+#: How deep discovery lists an implementation's files (`IMPLEMENTATION_DEPTH`): what REP005 and
+#: REP006 say they searched.
+LEVELS = "three folder levels"
+
 _RUN_WORDS = re.compile(
     r"\b(run|runs|running|launch|sbatch|srun|docker|podman|enroot|bash|python|torchrun|"
     r"mpirun|make)\b",
@@ -279,8 +283,9 @@ _RUN_WORDS = re.compile(
 class ReadmeMissing(_ImplementationRule):
     """An implementation has no README that tells how to run it.
 
-    What it checks: a `README` (`.md`, `.rst`, `.txt` or none) at the top of the implementation
-    folder, and that it mentions how to run (a launcher, a container or a script: run, launch,
+    What it checks: a `README` (`.md`, `.rst`, `.txt` or none, also `README-<system>.md`) at the top
+    of the implementation folder, else the nearest in its top three folder levels, and that it
+    mentions how to run (a launcher, a container or a script: run, launch,
     sbatch, srun, docker, bash, python, torchrun, mpirun, make).
 
     Why it matters: the submission rules ask for instructions to reproduce each result.
@@ -302,8 +307,13 @@ class ReadmeMissing(_ImplementationRule):
             for f in implementation.files
             if "/" not in implementation.relative(f) and sources.README_NAMES.match(implementation.relative(f))
         ]
+        # else the nearest below (Google's maxtext/cloud-tpu-v5p/README.md, Cisco's implementation/pytorch/)
+        readmes = readmes or sorted(
+            (f for f in implementation.files if sources.README_NAMES.match(f.path.rsplit("/", 1)[-1])),
+            key=lambda f: (implementation.relative(f).count("/"), f.path),
+        )
         if not readmes:
-            yield self.finding(f"{implementation.path} has no README", path=implementation.path)
+            yield self.finding(f"{implementation.path} has no README in its top {LEVELS}", path=implementation.path)
             return
         text = sources.read_text(readmes[0])
         if text is None or not text.strip():
@@ -317,7 +327,7 @@ class EnvironmentMissing(_ImplementationRule):
 
     What it checks: a container file (`Dockerfile`, `Containerfile`, `*.dockerfile`) or an
     equivalent (`requirements*.txt`, `environment.yml`, a Singularity/Apptainer definition,
-    `setup.py`, `pyproject.toml`, a lock file) anywhere in the implementation's top two levels.
+    `setup.py`, `pyproject.toml`, a lock file) anywhere in the implementation's top three folder levels.
 
     Why it matters: the same code on another software stack is another experiment.
 
@@ -336,13 +346,23 @@ class EnvironmentMissing(_ImplementationRule):
         if not any(sources.DOCKERFILE_NAMES.match(n) or sources.ENVIRONMENT_NAMES.match(n) for n in names):
             yield self.finding(
                 f"{implementation.path} has no Dockerfile, Containerfile, requirements file or "
-                "other environment definition",
+                f"other environment definition in its top {LEVELS}",
                 path=implementation.path,
             )
 
 
 def dockerfiles(implementation: Implementation) -> list[Any]:
-    return [f for f in implementation.files if sources.DOCKERFILE_NAMES.match(f.path.rsplit("/", 1)[-1])]
+    """The container files that build the implementation's environment: those at its top (not
+    the copies inside bundled repositories, Megatron-LM/Dockerfile.ci), and of those the plain
+    `Dockerfile` or `Containerfile` when there is one (not `Dockerfile_pyt`, which NVIDIA's unet3d
+    README builds for data preprocessing only)."""
+    top = [
+        f
+        for f in implementation.files
+        if "/" not in implementation.relative(f) and sources.DOCKERFILE_NAMES.match(f.path.rsplit("/", 1)[-1])
+    ]
+    plain = [f for f in top if f.path.rsplit("/", 1)[-1].lower() in ("dockerfile", "containerfile")]
+    return plain or top
 
 
 class BaseImageUnpinned(_ImplementationRule):
@@ -861,9 +881,13 @@ MAX_LAUNCH_LINES = 12
 def launch_lines(implementation: Implementation) -> list[tuple[str, str]]:
     """Command lines of the implementation's README (shell lines in its code blocks), with where."""
     found: list[tuple[str, str]] = []
-    for entry in implementation.files:
-        if "/" in implementation.relative(entry) or not sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1]):
-            continue
+    readmes = [
+        entry
+        for entry in implementation.files
+        if "/" not in implementation.relative(entry) and sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1])
+    ]
+    readmes.sort(key=lambda entry: (entry.path.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme"), entry.path))
+    for entry in readmes:
         for number, line in enumerate((sources.read_text(entry) or "").splitlines(), 1):
             if _COMMAND.match(line) and len(found) < MAX_LAUNCH_LINES:
                 found.append((line.strip()[:300], f"{entry.path}:{number}"))

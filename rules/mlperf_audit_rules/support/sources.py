@@ -59,7 +59,7 @@ from mlperf_audit import (
 
 #: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
 MAX_SOURCE_BYTES = 1 << 20
-README_NAMES = re.compile(r"^readme(\.(md|rst|txt|markdown))?$", re.IGNORECASE)
+README_NAMES = re.compile(r"^readme([-_.][^/]*)?(\.(md|rst|txt|markdown))?$", re.IGNORECASE)
 DOCKERFILE_NAMES = re.compile(r"^(dockerfile|containerfile)([._-].*)?$|.*\.dockerfile$", re.IGNORECASE)
 #: Other ways to build the environment than a container file.
 ENVIRONMENT_NAMES = re.compile(
@@ -278,9 +278,7 @@ class LaunchConfig:
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
         if benchmark in BATCH_MEANING_UNKNOWN:
-            return BatchSize(
-                total, formula + " (how unet3d's batch maps is not known)", local[1], values[0], certain=False
-            )
+            return None  # not compared: what a variable means there is not known
         if benchmark == "bert":
             rate = self.packing_rate()
             if rate is not None and rate != 1:
@@ -321,7 +319,8 @@ class LaunchConfig:
 #: (NVIDIA's BERT passes BATCHSIZE as `--train_batch_size` and divides it by the accumulation steps).
 BATCH_INCLUDES_ACCUMULATION = frozenset({"bert"})
 #: Benchmarks whose logged global batch is not the per-accelerator batch times the data-parallel
-#: size in any way a configuration says (NVIDIA's unet3d shards a sample over several GPUs).
+#: size in any way a configuration says (NVIDIA's unet3d divides by its spatial group and leaves
+#: the evaluation nodes out: main.py's `batch_size * (len(train_ranks) // spatial_group_size)`).
 BATCH_MEANING_UNKNOWN = frozenset({"unet3d"})
 
 
@@ -504,7 +503,8 @@ def unpinned(image: str) -> str | None:
     return None
 
 
-_RELEASE = re.compile(r"(?<![\d.])(\d{2})\.(\d{2})(?![\d])")
+#: A YY.MM release, not a version inside a word (`ubuntu22.04`, `rocm6.4_ubuntu22.04`).
+_RELEASE = re.compile(r"(?<![\w.])(\d{2})\.(\d{2})(?![\d])")
 
 
 def release(text: str) -> str | None:
@@ -559,6 +559,8 @@ class Candidate:
     comparisons: list[Comparison]  # its values against the logs, where their meaning is known
     shares_name: bool  # a word of its name is one of the system's (`1cc` in `lambda_1cc_n8_...`)
     set_scale_fits: bool = False  # the nodes and accelerators its variables set are the system's
+    other_maker: bool = False  # named for another maker's accelerator (an H200 file for an AMD system)
+    fragment: bool = False  # sets no node, accelerator or batch count: a piece others build on
     evidence: list[str] = field(default_factory=list)
 
     @property
@@ -690,6 +692,7 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
         result.implementation, result.reason = candidates[0], "the only implementation of the benchmark"
     else:
         framework = str(description.get("framework") or "") if description is not None else ""
+        accelerator = _system_family(description)
         tokens = {normalized(t) for t in re.split(r"[_\-.\s]+", system) if t}
 
         def score(implementation: Implementation) -> tuple[int, list[str]]:
@@ -702,6 +705,12 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
                 points, why = points + 2, why + ["the system folder's name contains its name"]
             if normalized(implementation.name) and normalized(implementation.name) in normalized(framework):
                 points, why = points + 1, why + ["the system's framework names it"]
+            families = {hardware.family_of_text(_config_stem(e)) for e in config_files(implementation)} - {None}
+            if accelerator is not None and families:
+                if accelerator in families:
+                    points, why = points + 2, why + [f"a configuration names the system's {accelerator.upper()}"]
+                elif all(hardware.maker_of(f) != hardware.maker_of(accelerator) for f in families):
+                    points, why = points - 8, why + ["its configurations are for another maker's accelerators"]
             return points, why
 
         scored = sorted(((score(i), i) for i in candidates), key=lambda item: (-item[0][0], item[1].name))
@@ -718,21 +727,45 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
     return result
 
 
-_SIBLING_LINK = re.compile(r"\.\./([A-Za-z0-9][A-Za-z0-9_.\-]*)")
+_CD_SIBLING = re.compile(r"^\s*cd\s+\.\./([A-Za-z0-9][A-Za-z0-9_.\-]*)", re.MULTILINE)
+_SIBLING_LINK = re.compile(r"(?:\.\./|implementations/)([A-Za-z0-9][A-Za-z0-9_.\-]*)")
 
 
 def delegate_of(implementation: Implementation, siblings: list[Implementation]) -> Implementation | None:
-    """The sibling implementation a stub folder points to: a folder without code or launch
-    configuration whose README says "refer to [pytorch](../pytorch)" (Supermicro's per-system folders)."""
-    if launch_configs(implementation) or len(implementation.files) > 3:
+    """The sibling implementation whose code a thin folder uses, as its README says: a stub
+    ("refer to [pytorch](../pytorch)", NVIDIA's per-system `README-<system>.md` naming
+    `implementations/merlin_hugectr/config_...`) or a folder of configurations only (Fujitsu's
+    "prepare the environment according to ../pytorch/README.md"). A folder with code of its own
+    (a Python file or a Dockerfile) delegates nothing."""
+    names = [entry.path.rsplit("/", 1)[-1] for entry in implementation.files]
+    if any(name.endswith(".py") or DOCKERFILE_NAMES.match(name) for name in names):
         return None
+    others = {sibling.name: sibling for sibling in siblings if sibling is not implementation}
     for entry in implementation.files:
-        if not README_NAMES.match(entry.path.rsplit("/", 1)[-1]):
+        name = entry.path.rsplit("/", 1)[-1]
+        if "/" in implementation.relative(entry):
             continue
-        for name in _SIBLING_LINK.findall(read_text(entry) or ""):
-            for sibling in siblings:
-                if sibling is not implementation and sibling.name == name.rstrip("/."):
-                    return sibling
+        if README_NAMES.match(name):
+            text = read_text(entry) or ""
+            links = _SIBLING_LINK.findall(text)
+            # a configuration it names that only a sibling holds (Fujitsu's v4.0 per-system READMEs)
+            mentioned = set(re.findall(r"config[\w.\-]*\.sh", text))
+            own = {e.path.rsplit("/", 1)[-1] for e in implementation.files}
+            holders = {
+                sibling.name
+                for sibling in others.values()
+                for e in sibling.files
+                if e.path.rsplit("/", 1)[-1] in mentioned - own
+            }
+            links += sorted(holders) if len(holders) == 1 else []
+        elif name.endswith(".sh"):  # GigaComputing's launchers: `cd ../pytorch`
+            links = _CD_SIBLING.findall(read_text(entry) or "")
+        else:
+            continue
+        for link in links:
+            sibling = others.get(link.rstrip("/."))
+            if sibling is not None:
+                return sibling
     return None
 
 
@@ -772,6 +805,17 @@ def _candidate(
     family = hardware.family_of_text(_config_stem(entry))
     system_family = _system_family(description)
     family_fits = None if family is None or system_family is None else family == system_family
+    other_maker = (
+        family is not None
+        and system_family is not None
+        and hardware.maker_of(family) != hardware.maker_of(system_family)
+    )
+    fragment = (
+        config.first(NODES) is None
+        and config.first(ACCELERATORS) is None
+        and config.first(LOCAL_BATCH + GLOBAL_BATCH) is None
+        and not by_name.known()
+    )
     comparisons = compare_with_logs(config, benchmark, runs)
     shares_name = _shares_first_word(_config_stem(entry), system)
     candidate = Candidate(
@@ -784,6 +828,8 @@ def _candidate(
         comparisons,
         shares_name,
         set_scale_fits=config.count(NODES) == nodes and config.count(ACCELERATORS) == per_node and nodes is not None,
+        other_maker=other_maker,
+        fragment=fragment,
     )
     if candidate.named:
         candidate.evidence.append("named after the system")
@@ -803,9 +849,12 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
     one configuration is singled out by its name or its scale, or when among several for the scale
     only one reproduces the logs; likely when a guess decided; none when no configuration is for
     the system's scale (each decision in `config_reason`)."""
-    implementation, system = result.code, result.folder.system or ""
+    implementation, system = result.implementation, result.folder.system or ""
     assert implementation is not None
     files = launch_configs(implementation)
+    if not files and result.delegate is not None:  # a stub: its configurations are in the code it points to
+        implementation = result.delegate
+        files = launch_configs(implementation)
     result.configs_seen = len(files)
     if not files:
         scripts = named_scripts(implementation, system)
@@ -825,6 +874,18 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
     platform = next((run.launch.platform for run in runs if run.launch is not None and run.launch.platform), None)
     if platform is not None:  # the launcher printed which configuration it sourced
         printed = _config_named(implementation, platform)
+        if printed is None:  # in another implementation of the benchmark (a stub's README pointing astray)
+            holders = [
+                (i, found)
+                for i in result.submission.implementations
+                if i.benchmark == result.folder.benchmark
+                and i is not implementation
+                and (found := _config_named(i, platform)) is not None
+            ]
+            if len(holders) == 1:
+                implementation, printed = holders[0]
+                result.implementation, result.delegate = implementation, None
+                result.reason += f"; the log names a configuration of {implementation.path}"
         if printed is not None:
             chosen = _candidate(implementation, printed, system, description, runs, result.folder.benchmark)
             return _chosen(
@@ -881,7 +942,11 @@ def _config_named(implementation: Implementation, platform: str) -> FileEntry | 
 
 
 def _choose_by_evidence(result: Trace, description: SystemDescription | None, files: list[FileEntry]) -> None:
-    """Without a launcher's word: the configuration named after the system, else the one for its scale."""
+    """Without a launcher's word: the configuration named after the system, else the one for its scale.
+    Configurations for another maker's accelerator cannot have run; fragments that set no count
+    are pieces the others build on."""
+    whole = [c for c in result.candidates if not c.fragment] or result.candidates
+    result.candidates = [c for c in whole if not c.other_maker]
     named = [c for c in result.candidates if c.named]
     if len(named) == 1:
         return _chosen(result, named[0], Certainty.CERTAIN, "named after the system")
