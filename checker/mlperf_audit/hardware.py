@@ -92,8 +92,6 @@ def _normal(text: str) -> str:
 
 
 _FAMILIES = [
-    "gb300",
-    "b300",
     "gb200",
     "b200",
     "h200",
