@@ -953,6 +953,10 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
     pool = named or result.candidates
     scaled = [c for c in pool if c.scale_fits]
     fitting = [c for c in scaled if c.family_fits is not False]
+    # of several for the scale, one named after another of the submitter's systems is that system's
+    own = [c for c in fitting if _other_system(c.config.entry, result.folder.system or "", result.submission) is None]
+    if own and len(own) < len(fitting):
+        fitting = own
     if len(fitting) == 1:
         return _chosen(
             result, fitting[0], Certainty.CERTAIN, f"the only configuration for {fitting[0].scale} and this accelerator"
