@@ -873,14 +873,14 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
     ]
     platform = next((run.launch.platform for run in runs if run.launch is not None and run.launch.platform), None)
     if platform is not None:  # the launcher printed which configuration it sourced
-        printed = _config_named(implementation, platform)
+        printed = _config_named(implementation, platform, system)
         if printed is None:  # in another implementation of the benchmark (a stub's README pointing astray)
             holders = [
                 (i, found)
                 for i in result.submission.implementations
                 if i.benchmark == result.folder.benchmark
                 and i is not implementation
-                and (found := _config_named(i, platform)) is not None
+                and (found := _config_named(i, platform, system)) is not None
             ]
             if len(holders) == 1:
                 implementation, printed = holders[0]
@@ -929,7 +929,7 @@ def named_scripts(implementation: Implementation, system: str) -> list[FileEntry
     return sorted(found, key=lambda entry: entry.path)
 
 
-def _config_named(implementation: Implementation, platform: str) -> FileEntry | None:
+def _config_named(implementation: Implementation, platform: str, system: str = "") -> FileEntry | None:
     """The implementation's `config_<platform>.sh` (or without `.sh`, which a launcher sources as
     well): at its top or in `configs/`, else the only file of that name anywhere in it."""
     wanted = {f"config_{platform}.sh", f"config_{platform}"}
@@ -938,7 +938,20 @@ def _config_named(implementation: Implementation, platform: str) -> FileEntry | 
         relative = implementation.relative(entry).split("/")
         if len(relative) == 1 or relative[0].lower() in ("configs", "config"):
             return entry
-    return named[0] if len(named) == 1 else None
+    if len(named) <= 1:
+        return named[0] if named else None
+    # copies in several folders (Oracle's): the one in the folder named DGXSYSTEM, else any when
+    # every copy holds the same bytes (then it does not matter which one ran)
+    in_own = [e for e in named if e.path.rsplit("/", 2)[-2] == platform]
+    if len(in_own) == 1:
+        return in_own[0]
+    texts = {read_text(entry) for entry in named}
+    if len(texts) != 1 or None in texts:
+        return None
+    # identical copies: the one whose folders share the most numbers with the system's name
+    # (BM.GPU.H100.128/ for the system 128xBM.GPU.H100.8)
+    numbers = set(re.findall(r"\d+", system))
+    return max(named, key=lambda e: len(set(re.findall(r"\d+", e.path.rsplit("/", 1)[0])) & numbers))
 
 
 def _choose_by_evidence(result: Trace, description: SystemDescription | None, files: list[FileEntry]) -> None:
