@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -131,12 +132,13 @@ def reproduce(folder: str | Path, config: Config | None = None, host: PluginHost
     folder is not a result folder of a submission."""
     config = config or Config()
     host = host or PluginHost()
-    wanted = Path(folder).resolve()
+    # lexically, never through links: a linked result folder is discovery's to refuse (PKG004)
+    wanted = Path(os.path.abspath(folder))
     if wanted.parent.parent.name != "results":
         raise TargetError(f"{visible(str(folder))}: not a result folder (<submitter>/results/<system>/<benchmark>)")
     root = wanted.parent.parent.parent
     tree = discover(root)
-    found = next((f for f in tree.benchmark_folders if (root / f.path).resolve() == wanted), None)
+    found = next((f for f in tree.benchmark_folders if Path(os.path.abspath(root / f.path)) == wanted), None)
     if found is None:
         raise TargetError(f"{visible(str(folder))}: no result folder there ({visible(str(root))} was read)")
     config = resolve_ruleset(tree, config)

@@ -114,7 +114,7 @@ def _code_fingerprint() -> bytes:
     """What the entries depend on besides the file: this parser, model and entry layout, this Python."""
     digest = hashlib.blake2b(sys.version.encode() + msgspec.__version__.encode(), digest_size=16)
     here = Path(__file__).resolve().parent
-    for name in ("parser.py", "model.py", "cache.py"):
+    for name in ("parser.py", "model.py", "cache.py", "safety.py"):
         try:
             digest.update((here / name).read_bytes())
         except OSError:  # a zipped install: fall back on the version

@@ -492,7 +492,7 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
             continue
         around = walker.list(benchmark_folder)
         beside = [f for f in around.files if f.path.rsplit("/", 1)[-1] != "implementations"]
-        if beside:  # code beside implementations/ too (GigaComputing's AMD llama2_70b_lora)
+        if any(_is_code(f) for f in beside):  # code beside implementations/ too (GigaComputing's AMD llama2_70b_lora)
             unplaced = list(beside)
             cut = False
             for sub_name, sub_folder in around.dirs:
@@ -501,7 +501,7 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
             display = walker.display(benchmark_folder)
             found.append(Implementation(benchmark, benchmark, display, tuple(unplaced), cut, placed=False))
         listing = walker.list(implementations)
-        if listing.files:  # code right in implementations/ (Oracle's resnet), its folders are its packages
+        if any(_is_code(f) for f in listing.files):  # code right in implementations/ (Oracle's resnet)
             unplaced = []
             cut = _collect(walker, implementations, IMPLEMENTATION_DEPTH, unplaced)
             display = walker.display(implementations)
@@ -512,6 +512,17 @@ def _implementations(walker: _Walker, folder: Any) -> tuple[tuple[str, ...], tup
             truncated = _collect(walker, implementation, IMPLEMENTATION_DEPTH, files)
             found.append(Implementation(benchmark, name, walker.display(implementation), tuple(files), truncated))
     return tuple(names), tuple(found)
+
+
+def _is_code(entry: FileEntry) -> bool:
+    """A file that makes a folder an implementation: a container file, Python, or a launch
+    configuration (a README or a LICENSE beside the implementations does not)."""
+    name = entry.path.rsplit("/", 1)[-1].lower()
+    return (
+        name.endswith(".py")
+        or name.startswith(("dockerfile", "containerfile"))
+        or (name.startswith("config") and name.endswith(".sh"))
+    )
 
 
 def _collect(walker: _Walker, folder: Any, depth: int, files: list[FileEntry]) -> bool:

@@ -517,10 +517,10 @@ class ConfigDisagreesWithSystem(_TracedRule):
             if value is not None and value != described:
                 line = description.field_lines.get(field_name)
                 yield self.finding(
-                    severity=_severity(trace, certain=True),
+                    severity=_severity(trace, certain=not assignment.default),
                     message=f"{assignment.path}:{assignment.line} sets {variable}={assignment.value} but "
                     f"{description.path}{f':{line}' if line else ''} says {field_name} {description.get(field_name)!r}"
-                    f"{_hedge(trace, certain=True)}",
+                    f"{_hedge(trace, certain=not assignment.default)}",
                     path=assignment.path,
                     line=assignment.line,
                     related=[(description.path, line)],

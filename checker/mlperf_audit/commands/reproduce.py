@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +126,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     folder = Path(args.folder)
     if not folder.is_dir():
         raise TargetError(f"{visible(args.folder)}: no such folder")
-    package = folder.resolve().parent.parent.parent
+    package = Path(os.path.abspath(folder)).parent.parent.parent  # lexically: links are not followed
     if args.output:
         output_path(args.output, [package])
     config = load_config(

@@ -128,9 +128,11 @@ _SOURCE = re.compile(r"^(?:source|\.)\s+(.+)$")
 _DEFAULT = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=](.*)\}$")
 
 
-def _value(raw: str, known: dict[str, Assignment]) -> str | None:
+def _value(raw: str, known: dict[str, Assignment], depth: int = 0) -> str | None:
     """The literal value of a shell word, or None when only running the shell would tell."""
     raw = raw.strip()
+    if depth > 8 or len(raw) > 4096:  # nested defaults deeper than any configuration writes
+        return None
     if not raw or raw.startswith("#"):
         return ""
     try:
@@ -147,7 +149,7 @@ def _value(raw: str, known: dict[str, Assignment]) -> str | None:
         if earlier is not None and earlier.value != "":
             return earlier.value
         inner = match.group(2)
-        return _value(inner, known) if inner.startswith("$") else inner
+        return _value(inner, known, depth + 1) if inner.startswith("$") else inner
     reference = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", word)
     if reference:
         earlier = known.get(reference.group(1))
@@ -157,13 +159,26 @@ def _value(raw: str, known: dict[str, Assignment]) -> str | None:
     return word
 
 
+#: How many files one configuration may source in all (its own included): a loop or a fan-out of
+#: `source` lines is read once per file, and no more than this many files.
+MAX_SOURCED = 32
+
+
 def parse_shell(
-    implementation: Implementation, entry: FileEntry, depth: int = 0, known: dict[str, Assignment] | None = None
+    implementation: Implementation,
+    entry: FileEntry,
+    depth: int = 0,
+    known: dict[str, Assignment] | None = None,
+    seen: set[str] | None = None,
 ) -> dict[str, Assignment]:
-    """The variables a configuration sets at its top level (sourced files included)."""
+    """The variables a configuration sets at its top level (sourced files included, each once)."""
     known = {} if known is None else known
+    seen = set() if seen is None else seen
+    if depth > 4 or entry.path in seen or len(seen) >= MAX_SOURCED:
+        return known
+    seen.add(entry.path)
     text = read_text(entry)
-    if text is None or depth > 4:
+    if text is None:
         return known
     nesting = 0
     for number, raw in enumerate(text.splitlines(), 1):
@@ -183,7 +198,7 @@ def parse_shell(
         if sourced:
             target = _sourced_file(implementation, entry, sourced.group(1))
             if target is not None:
-                parse_shell(implementation, target, depth + 1, known)
+                parse_shell(implementation, target, depth + 1, known, seen)
             continue
         match = _ASSIGNMENT.match(line)
         if match:
@@ -275,6 +290,8 @@ class LaunchConfig:
                 total /= number(found[1].value)  # type: ignore[operator]
                 parallel.append(f"{found[0]}={found[1].value}")
         formula = " x ".join(f"{name}={a.value}" for name, a in factors)
+        # an overridable default among the batch's own factors (the scale is REP010's, against the description)
+        defaults = any(a.default for name, a in factors if name not in NODES + ACCELERATORS)
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
         if benchmark in BATCH_MEANING_UNKNOWN:
@@ -290,7 +307,7 @@ class LaunchConfig:
                 return BatchSize(
                     total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False
                 )
-        return BatchSize(total, formula, local[1], values[0])
+        return BatchSize(total, formula, local[1], values[0], certain=not defaults)
 
     def packed(self) -> bool:
         """Whether the run may read a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
@@ -629,6 +646,8 @@ def launch_configs(implementation: Implementation) -> list[FileEntry]:
     files = config_files(implementation)
     sourced: set[str] = set()
     for entry in files:
+        if "common" in normalized(_config_stem(entry)):
+            continue  # what a common file sources does not make a configuration a mere part of others
         text = read_text(entry) or ""
         for line in text.splitlines():
             match = _SOURCE.match(line.strip())
@@ -653,7 +672,9 @@ def _names_system(entry: FileEntry, system: str) -> bool:
         return False
     match = _NAME_SCALE.search(stem)
     bare = normalized(stem[: match.start()] if match else stem)
-    return bool(bare) and (bare == wanted or (wanted.startswith(bare) and wanted[len(bare) :].isdigit()))
+    words = re.split(r"[_\-.\s]+", system)
+    counted = normalized("".join(words[:-1])) if len(words) > 1 and words[-1].isdigit() else None
+    return bool(bare) and (bare == wanted or bare == counted)
 
 
 #: NVIDIA's scale in a configuration's name: <nodes>x<accelerators>x... (`DGXH100_8x8x1xtp4pp1cp2`,
@@ -727,7 +748,7 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
     return result
 
 
-_CD_SIBLING = re.compile(r"^\s*cd\s+\.\./([A-Za-z0-9][A-Za-z0-9_.\-]*)", re.MULTILINE)
+_CD_SIBLING = re.compile(r"^[ \t]*cd[ \t]+\.\./([A-Za-z0-9][A-Za-z0-9_.\-]*)", re.MULTILINE)
 _SIBLING_LINK = re.compile(r"(?:\.\./|implementations/)([A-Za-z0-9][A-Za-z0-9_.\-]*)")
 
 
@@ -749,7 +770,7 @@ def delegate_of(implementation: Implementation, siblings: list[Implementation]) 
             text = read_text(entry) or ""
             links = _SIBLING_LINK.findall(text)
             # a configuration it names that only a sibling holds (Fujitsu's v4.0 per-system READMEs)
-            mentioned = set(re.findall(r"config[\w.\-]*\.sh", text))
+            mentioned = set(re.findall(r"\bconfig[\w.\-]{0,200}\.sh", text))
             own = {e.path.rsplit("/", 1)[-1] for e in implementation.files}
             holders = {
                 sibling.name
@@ -815,6 +836,7 @@ def _candidate(
         and config.first(ACCELERATORS) is None
         and config.first(LOCAL_BATCH + GLOBAL_BATCH) is None
         and not by_name.known()
+        and not _names_system(entry, system)
     )
     comparisons = compare_with_logs(config, benchmark, runs)
     shares_name = _shares_first_word(_config_stem(entry), system)
