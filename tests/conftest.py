@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,19 @@ def sample() -> Path:
 def power_sample() -> Path:
     """The real published v5.0 sample with power logs."""
     return shared_data(POWER_SAMPLE, "v5.0 power sample")
+
+
+@pytest.fixture
+def sample_with_code(tmp_path: Path) -> Path:
+    """The real v4.1 sample and the implementations its NVIDIA and Dell results ran, laid over each
+    other in one tree (as `../shared/README.md` says to use them)."""
+    implementations = SAMPLE.parent / "mlperf-training-v4.1-implementations"
+    shared_data(SAMPLE, "v4.1 sample")
+    shared_data(implementations, "v4.1 implementations")
+    root = tmp_path / "v4.1"
+    shutil.copytree(SAMPLE, root)
+    shutil.copytree(implementations, root, dirs_exist_ok=True)
+    return root
 
 
 @pytest.fixture(scope="session")

@@ -184,21 +184,18 @@ class _SeesComparison:
         return []
 
 
+def _audit_baseline(cli: Any, fixtures: Any, *extra: str) -> Any:
+    """`audit` of the forged fixture against the clean one, in JSON."""
+    forged, clean = fixtures / "forged" / "compressed-timestamps", fixtures / "clean"
+    return cli("audit", str(forged), "--baseline", str(clean), "--format", "json", "--fail-on", "never", *extra)
+
+
 def test_audit_baseline_hands_both_trees_scores_to_the_comparison_hook(fixtures, cli, monkeypatch, tmp_path):
     plugin = _SeesComparison()
     monkeypatch.setattr(
         "mlperf_audit.cli.PluginHost", lambda disabled=(): PluginHost(disabled=disabled, plugins=[("sees", plugin)])
     )
-    result = cli(
-        "audit",
-        str(fixtures / "forged" / "compressed-timestamps"),
-        "--baseline",
-        str(fixtures / "clean"),
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-    )
+    result = _audit_baseline(cli, fixtures)
     assert result.code == 0, result.err
     (comparison,) = plugin.seen
     assert comparison.scores and comparison.baseline and comparison.path == str(fixtures / "clean")
@@ -208,18 +205,7 @@ def test_audit_baseline_hands_both_trees_scores_to_the_comparison_hook(fixtures,
     # AUD007 is a rule like any other: `ignore` in the configuration switches it off
     configuration = tmp_path / ".mlperf-audit.toml"
     configuration.write_text('ignore = ["AUD007"]\n')
-    ignored = cli(
-        "audit",
-        str(fixtures / "forged" / "compressed-timestamps"),
-        "--baseline",
-        str(fixtures / "clean"),
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-        "--config",
-        str(configuration),
-    )
+    ignored = _audit_baseline(cli, fixtures, "--config", str(configuration))
     assert "AUD007" not in [f["rule"] for f in json.loads(ignored.out)["findings"]]
 
 

@@ -4,30 +4,22 @@ pieces, and text quoted from the package shown as quoted, escaped data."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from conftest import SAMPLE, shared_data
 from mlperf_audit import BenchmarkResult, CheckContext, Quoted, Recipe, hookimpl
 from mlperf_audit.api import reproduce
 from mlperf_audit.config import Config
 from mlperf_audit.plugins import PluginHost
 
-IMPLEMENTATIONS = SAMPLE.parent / "mlperf-training-v4.1-implementations"
 LLAMA = "NVIDIA/results/h200_ngc24.09_nemo/llama2_70b_lora"
 LLAMA_CONFIG = "benchmarks/llama2_70b_lora/implementations/h200_ngc24.09_nemo/config_DGXH200_1x8x2xtp1pp1cp2.sh"
 
 
 @pytest.fixture
-def package(tmp_path: Path) -> Path:
-    shared_data(SAMPLE, "v4.1 sample")
-    shared_data(IMPLEMENTATIONS, "v4.1 implementations")
-    root = tmp_path / "v4.1"
-    shutil.copytree(SAMPLE, root)
-    shutil.copytree(IMPLEMENTATIONS, root, dirs_exist_ok=True)
-    return root
+def package(sample_with_code: Path) -> Path:
+    return sample_with_code
 
 
 def test_a_complete_recipe_for_a_real_result(package, cli):

@@ -7,34 +7,21 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SAMPLE, published_rounds, shared_data
+from conftest import REPO, published_rounds
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit.plugins import PluginHost
 
-IMPLEMENTATIONS = SAMPLE.parent / "mlperf-training-v4.1-implementations"
 _spec = importlib.util.spec_from_file_location("trace_accuracy", REPO / "bench" / "trace_accuracy.py")
 assert _spec is not None and _spec.loader is not None
 trace_accuracy = importlib.util.module_from_spec(_spec)
 sys.modules["trace_accuracy"] = trace_accuracy  # its dataclasses look their module up
 _spec.loader.exec_module(trace_accuracy)
-
-
-@pytest.fixture
-def sample_with_code(tmp_path: Path) -> Path:
-    """The real v4.1 sample and the implementations its NVIDIA and Dell results ran, in one tree."""
-    shared_data(SAMPLE, "v4.1 sample")
-    shared_data(IMPLEMENTATIONS, "v4.1 implementations")
-    root = tmp_path / "v4.1"
-    shutil.copytree(SAMPLE, root)
-    shutil.copytree(IMPLEMENTATIONS, root, dirs_exist_ok=True)
-    return root
 
 
 def test_the_sample_is_traced_as_labelled(sample_with_code):

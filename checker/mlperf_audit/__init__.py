@@ -42,7 +42,7 @@ from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
 from .recipes import Quoted, Recipe
 from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
 from .safety import visible
-from .scores import BenchmarkScore, Comparison, RunScore, Spread, url_prefix
+from .scores import BenchmarkScore, Comparison, RunScore, Spread, best_of, url_prefix
 
 __all__ = [
     "ENGINE",
@@ -78,6 +78,7 @@ __all__ = [
     "TargetKind",
     "Tree",
     "__version__",
+    "best_of",
     "hardware",
     "hookimpl",
     "natural_key",

@@ -31,6 +31,13 @@ def resolve_ruleset(tree: Tree, config: Config) -> Config:
     return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 
 
+def _configured(tree: Tree, config: Config, host: PluginHost) -> Config:
+    """The configuration in force for `tree` (its ruleset resolved), given to every plugin."""
+    config = resolve_ruleset(tree, config)
+    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    return config
+
+
 def score(
     path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1
 ) -> list[BenchmarkScore]:
@@ -45,8 +52,7 @@ def scored(
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
-    config = resolve_ruleset(tree, config)
-    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    config = _configured(tree, config, host)
     return config, run_scores(tree, host, config, jobs)
 
 
@@ -89,13 +95,12 @@ def review(
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
-    config = resolve_ruleset(tree, config)  # from the whole repository, even when some submitters are checked
+    config = _configured(tree, config, host)  # the round of the whole repository, even for some submitters
     if submitters is not None:
         wanted = {visible(name) for name in submitters}  # submission names are shown visibly (discovery)
         tree = dataclasses.replace(
             tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True
         )
-    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
     outcome = run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
     notes = []
     if outcome.parallel_fallback:
@@ -141,8 +146,7 @@ def reproduce(folder: str | Path, config: Config | None = None, host: PluginHost
     found = next((f for f in tree.benchmark_folders if Path(os.path.abspath(root / f.path)) == wanted), None)
     if found is None:
         raise TargetError(f"{visible(str(folder))}: no result folder there ({visible(str(root))} was read)")
-    config = resolve_ruleset(tree, config)
-    host.hook.mlperf_audit_configure.call_historic(kwargs={"config": config})
+    config = _configured(tree, config, host)
     context = new_context(tree, host, config, select_rules(host.rules, config))
     recipe: Recipe | None = host.hook.mlperf_audit_reproduce(result=load_benchmark(found, config), context=context)
     return recipe

@@ -337,6 +337,12 @@ def url_prefix(ruleset: str) -> str:
     return f"https://github.com/mlcommons/training_results_v{short}"
 
 
+def best_of(scores: Iterable[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
+    """The result of `benchmark` with the lowest score (None when none has a score)."""
+    scored = [s for s in scores if s.benchmark == benchmark and s.score_minutes]
+    return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
+
+
 @dataclass(frozen=True)
 class Comparison:
     """The target of rules of scope "comparison" (`audit --baseline`): the scores of PATH and of

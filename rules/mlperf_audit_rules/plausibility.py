@@ -19,7 +19,6 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
-    BenchmarkScore,
     Channel,
     CheckContext,
     Comparison,
@@ -28,6 +27,7 @@ from mlperf_audit import (
     Severity,
     SystemDescription,
     Tree,
+    best_of,
     hardware,
     hookimpl,
 )
@@ -365,12 +365,6 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
                 result.path,
             ),
         )
-
-
-def best_of(scores: Iterable[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
-    """The result of `benchmark` with the lowest score."""
-    scored = [s for s in scores if s.benchmark == benchmark and s.score_minutes]
-    return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
 
 
 class CrossResultSpeedup(Rule):

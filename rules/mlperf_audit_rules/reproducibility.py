@@ -74,12 +74,7 @@ class _ImplementationRule(Rule):
     def check(self, submission: Submission, context: CheckContext) -> Iterable[Finding]:
         if not submission.source_dirs:
             return
-        users: dict[str, list[Trace]] = {}
-        for folder in submission.benchmarks:
-            trace = sources.trace(folder, submission, configs=False)  # which code, not how it was launched
-            if trace.code is not None:  # a stub's README points to the code: the code is checked
-                users.setdefault(trace.code.path, []).append(trace)
-        for traces in users.values():
+        for traces in context.memo(submission, "rep-users", lambda: _users(submission)).values():
             results = [(trace.folder.path, None) for trace in traces]
             for finding in self.check_users(traces):
                 yield dataclasses.replace(finding, related=finding.related + tuple(results))
@@ -90,6 +85,17 @@ class _ImplementationRule(Rule):
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         raise NotImplementedError
+
+
+def _users(submission: Submission) -> dict[str, list[Trace]]:
+    """Each implementation's code and the result folders traced to it (which code, not how it was
+    launched); computed once per submission and shared by the implementation rules."""
+    users: dict[str, list[Trace]] = {}
+    for folder in submission.benchmarks:
+        trace = sources.trace(folder, submission, configs=False)
+        if trace.code is not None:  # a stub's README points to the code: the code is checked
+            users.setdefault(trace.code.path, []).append(trace)
+    return users
 
 
 class NoBenchmarksFolder(Rule):
@@ -280,6 +286,15 @@ _RUN_WORDS = re.compile(
 )
 
 
+def top_readmes(implementation: Implementation) -> list[Any]:
+    """The READMEs at the top of an implementation folder, in listing order."""
+    return [
+        entry
+        for entry in implementation.files
+        if "/" not in implementation.relative(entry) and sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1])
+    ]
+
+
 class ReadmeMissing(_ImplementationRule):
     """An implementation has no README that tells how to run it.
 
@@ -302,11 +317,7 @@ class ReadmeMissing(_ImplementationRule):
     severity = Severity.WARNING
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
-        readmes = [
-            f
-            for f in implementation.files
-            if "/" not in implementation.relative(f) and sources.README_NAMES.match(implementation.relative(f))
-        ]
+        readmes = top_readmes(implementation)
         # else the nearest below (Google's maxtext/cloud-tpu-v5p/README.md, Cisco's implementation/pytorch/)
         readmes = readmes or sorted(
             (f for f in implementation.files if sources.README_NAMES.match(f.path.rsplit("/", 1)[-1])),
@@ -881,11 +892,7 @@ MAX_LAUNCH_LINES = 12
 def launch_lines(implementation: Implementation) -> list[tuple[str, str]]:
     """Command lines of the implementation's README (shell lines in its code blocks), with where."""
     found: list[tuple[str, str]] = []
-    readmes = [
-        entry
-        for entry in implementation.files
-        if "/" not in implementation.relative(entry) and sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1])
-    ]
+    readmes = top_readmes(implementation)
     readmes.sort(key=lambda entry: (entry.path.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme"), entry.path))
     for entry in readmes:
         for number, line in enumerate((sources.read_text(entry) or "").splitlines(), 1):

@@ -55,7 +55,7 @@ from ..config import load_config
 from ..errors import AuditError, TargetError
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible, write_text
-from ..scores import BenchmarkScore, Comparison
+from ..scores import BenchmarkScore, Comparison, best_of
 from . import add_reading_options
 
 #: Above this share of peers' median work per accelerator, a result stands out.
@@ -68,11 +68,6 @@ CAVEATS = {
 
 class ClaimsError(AuditError):
     """The claims file cannot be read."""
-
-
-def work_rate(result: BenchmarkScore) -> float | None:
-    """Convergence units per minute per accelerator: the olympic mean over the converged runs."""
-    return result.work_rate
 
 
 def samples_to_converge(result: BenchmarkScore) -> float | None:
@@ -184,7 +179,7 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
         tolerance = max(_tolerance(written), 0.01 * speedup)
     verdict = _compare(claimed, speedup, tolerance)
     bound, basis = hardware_bound(faster, than, hardware.SOFTWARE_SAME_ROUND)
-    rate_new, rate_old = work_rate(faster), work_rate(than)
+    rate_new, rate_old = faster.work_rate, than.work_rate
     if bound is None:
         fit = f"not checkable: {basis}"
     else:
@@ -230,7 +225,7 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
     rows = []
     for benchmark in sorted({s.benchmark for s in scores}):
         group = [s for s in scores if s.benchmark == benchmark]
-        rates = {id(s): work_rate(s) for s in group}
+        rates = {id(s): s.work_rate for s in group}
         for s in sorted(group, key=lambda s: (s.score_minutes is None, s.score_minutes or 0)):
             rate = rates[id(s)]
             peers = [peer for p in group if p is not s and _model(p) == _model(s) and (peer := rates[id(p)])]
@@ -263,16 +258,12 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
 
 
 def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) -> list[dict[str, Any]]:
-    def best(items: list[BenchmarkScore], benchmark: str) -> BenchmarkScore | None:
-        scored = [s for s in items if s.benchmark == benchmark and s.score_minutes]
-        return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
-
     rows = []
     for benchmark in sorted({s.benchmark for s in scores} & {s.benchmark for s in baseline}):
-        new, old = best(scores, benchmark), best(baseline, benchmark)
+        new, old = best_of(scores, benchmark), best_of(baseline, benchmark)
         if new is None or old is None:
             continue
-        rate_new, rate_old = work_rate(new), work_rate(old)
+        rate_new, rate_old = new.work_rate, old.work_rate
         speedup = rate_new / rate_old if rate_new and rate_old else None
         bound, basis = hardware_bound(new, old, hardware.SOFTWARE_ACROSS_ROUNDS)
         verdict = (
