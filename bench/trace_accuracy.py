@@ -6,9 +6,15 @@ ran (or none in the package), labelled by reading the round, not by the tracer. 
 tracer (`mlperf_audit_rules.support.sources.trace`) against it:
 
 - recall: of the folders whose configuration is in the package, how many are traced to it with
-  certainty (the goal: 95% or more), and how many only as likely;
+  certainty (the goal: 95% or more), and how many only as likely; measured over every such folder
+  and over those the labeller was certain of (a `probable` label marks a folder where even a
+  careful reader is not sure the configuration that ran is in the package: the file its log names
+  is absent, or no log is there to compare);
 - precision: how many certain traces name another configuration than the label (the goal: none),
   and how many folders labelled "none in the package" get a certain trace anyway.
+
+A trace to a file with the same bytes as the labelled one counts as a trace to it: which of two
+identical copies ran cannot be told, and does not change the recipe.
 
 Usage: python bench/trace_accuracy.py ROUND_DIR [--truth FILE] [--verbose]
 ROUND_DIR is the round extracted with its code (`extract_round.py --code GITDIR DEST`).
@@ -38,6 +44,8 @@ class Outcome:
     traced: str | None
     certainty: str
     reason: str
+    label: str = "certain"  # how sure the labeller was: certain | probable
+    same: bool = False  # traced to the labelled file, or to a copy with the same bytes
 
 
 @dataclass
@@ -45,20 +53,21 @@ class Accuracy:
     outcomes: list[Outcome] = field(default_factory=list)
     absent: list[str] = field(default_factory=list)  # labelled folders not in the tree (another tree, a snapshot gap)
 
-    def with_config(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.expected is not None]
-
-    def certain_right(self) -> list[Outcome]:
-        return [o for o in self.with_config() if o.certainty == "certain" and o.traced == o.expected]
+    def certain_right(self, label: str | None = None) -> list[Outcome]:
+        return [o for o in self.with_config(label) if o.certainty == "certain" and o.same]
 
     def certain_wrong(self) -> list[Outcome]:
-        return [o for o in self.outcomes if o.certainty == "certain" and o.traced != o.expected]
+        return [o for o in self.outcomes if o.certainty == "certain" and not o.same]
 
     def likely_right(self) -> list[Outcome]:
-        return [o for o in self.with_config() if o.certainty == "likely" and o.traced == o.expected]
+        return [o for o in self.with_config() if o.certainty == "likely" and o.same]
 
-    def recall(self) -> float:
-        return len(self.certain_right()) / len(self.with_config()) if self.with_config() else 1.0
+    def with_config(self, label: str | None = None) -> list[Outcome]:
+        return [o for o in self.outcomes if o.expected is not None and label in (None, o.label)]
+
+    def recall(self, label: str | None = None) -> float:
+        wanted = self.with_config(label)
+        return len(self.certain_right(label)) / len(wanted) if wanted else 1.0
 
 
 def load_truth(path: Path = TRUTH) -> list[dict[str, Any]]:
@@ -80,8 +89,21 @@ def measure(round_dir: Path, truth: list[dict[str, Any]]) -> Accuracy:
         trace = sources.trace(folder, submission, result.runs)
         traced = trace.config.entry.path if trace.config is not None else None
         certainty = trace.certainty.value if trace.config is not None else "none"
-        accuracy.outcomes.append(Outcome(entry["result"], entry.get("config"), traced, certainty, trace.config_reason))
+        expected = entry.get("config")
+        same = traced == expected or (
+            traced is not None and expected is not None and _same_bytes(round_dir / traced, round_dir / expected)
+        )
+        accuracy.outcomes.append(
+            Outcome(entry["result"], expected, traced, certainty, trace.config_reason, entry.get("label", ""), same)
+        )
     return accuracy
+
+
+def _same_bytes(a: Path, b: Path) -> bool:
+    try:
+        return a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
 
 
 def report(accuracy: Accuracy, verbose: bool = False) -> str:
@@ -91,17 +113,19 @@ def report(accuracy: Accuracy, verbose: bool = False) -> str:
         f"labelled folders traced: {len(accuracy.outcomes)} ({len(accuracy.absent)} not in this tree)",
         f"configuration in the package: {len(with_config)}; traced to it with certainty: "
         f"{len(accuracy.certain_right())} ({accuracy.recall():.1%}); as likely: {len(accuracy.likely_right())}",
+        f"  of them labelled certain: {len(accuracy.with_config('certain'))}; traced to it with certainty: "
+        f"{len(accuracy.certain_right('certain'))} ({accuracy.recall('certain'):.1%})",
         f"certain traces to another configuration than the label: {len(accuracy.certain_wrong())}",
         f"labelled none in the package: {len(nulls)}; traced to none: "
         f"{sum(1 for o in nulls if o.traced is None)}; likely: {sum(1 for o in nulls if o.certainty == 'likely')}",
     ]
     for outcome in accuracy.outcomes:
-        wrong = outcome.traced != outcome.expected
+        wrong = not outcome.same
         if verbose or wrong or (outcome.expected is not None and outcome.certainty != "certain"):
             mark = "WRONG" if wrong and outcome.certainty == "certain" else ("miss" if wrong else outcome.certainty)
             lines.append(
                 f"  [{mark}] {outcome.result}: traced {outcome.traced} ({outcome.certainty}); "
-                f"label {outcome.expected} -- {outcome.reason}"
+                f"label {outcome.expected} ({outcome.label}) -- {outcome.reason}"
             )
     return "\n".join(lines)
 

@@ -79,6 +79,8 @@ def test_the_whole_round_against_the_ground_truth():
     accuracy = trace_accuracy.measure(_round_with_code(), trace_accuracy.load_truth())
     assert not accuracy.absent
     assert not accuracy.certain_wrong(), trace_accuracy.report(accuracy)
-    # measured 68 of 79 (86.1%) on 2026-12-01; the misses are listed in the issue-15 note
-    assert accuracy.recall() >= 0.86, trace_accuracy.report(accuracy)
+    # measured on 2026-12-01: 65 of the 66 folders labelled certain (98.5%), 73 of all 79 (92.4%);
+    # the misses are listed in the issue-15 note
+    assert accuracy.recall("certain") >= 0.95, trace_accuracy.report(accuracy)
+    assert accuracy.recall() >= 0.92, trace_accuracy.report(accuracy)
     assert all(o.traced is None for o in accuracy.outcomes if o.expected is None)

@@ -150,7 +150,7 @@ class ImplementationMissing(_TracedRule):
     severity = Severity.ERROR
 
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
-        if trace.implementation is not None:
+        if trace.implementation is not None and trace.implementation.benchmark == trace.folder.benchmark:
             return
         submission, benchmark = trace.submission, trace.folder.benchmark
         code = submission.path_of(f"benchmarks/{benchmark}")
@@ -159,6 +159,8 @@ class ImplementationMissing(_TracedRule):
             if benchmark in (submission.source_dirs or ())
             else f"there is no {code}/"
         )
+        if trace.implementation is not None:
+            where += f"; the log names a configuration of {trace.implementation.path}, filed under another benchmark"
         yield self.finding(f"no implementation for {trace.folder.path}: {where}", path=trace.folder.path)
 
 

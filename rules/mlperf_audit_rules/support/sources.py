@@ -701,6 +701,25 @@ def _selection(implementation: Implementation) -> str:
     return ""
 
 
+def _launcher_sourced(implementation: Implementation) -> dict[str, str]:
+    """The configurations the launch scripts source by a literal name (Clemson's run.sub:
+    `source config_DGXH100_8x8x72x1.sh`), by file name, with the line that sources it."""
+    found: dict[str, str] = {}
+    for entry in implementation.files:
+        name = entry.path.rsplit("/", 1)[-1]
+        if "/" in implementation.relative(entry) or not (
+            name.endswith((".sub", ".sh")) and not CONFIG_NAMES.match(name)
+        ):
+            continue
+        for line in (read_text(entry) or "").splitlines():
+            match = _SOURCE.match(line.strip())
+            if match is None or "$" in match.group(1):
+                continue
+            word = match.group(1).split()[0].strip("'\"")
+            found.setdefault(word.rsplit("/", 1)[-1], f"{implementation.relative(entry)}: {line.strip()[:120]}")
+    return found
+
+
 def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), configs: bool = True) -> Trace:
     """The implementation a result folder came from and, with `configs`, its launch configuration."""
     description = submission.system(folder.system) if folder.system else None
@@ -708,9 +727,17 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
     system = folder.system or ""
     candidates = [i for i in submission.implementations if i.benchmark == folder.benchmark]
     if not candidates:
-        return result
+        # filed under another benchmark's folder (Fujitsu's llama2_70b_lora code in benchmarks/llama2_70b/):
+        # found only when the log names its configuration; REP002 still reports the folder missing
+        platform = next((run.launch.platform for run in runs if run.launch is not None and run.launch.platform), None)
+        holders = [i for i in submission.implementations if platform and _config_named(i, platform, system)]
+        if not configs or len(holders) != 1:
+            return result
+        candidates = holders
+        result.reason = f"no implementation of {folder.benchmark}; the log names a configuration of {holders[0].path}"
     if len(candidates) == 1:
-        result.implementation, result.reason = candidates[0], "the only implementation of the benchmark"
+        result.implementation = candidates[0]
+        result.reason = result.reason or "the only implementation of the benchmark"
     else:
         framework = str(description.get("framework") or "") if description is not None else ""
         accelerator = _system_family(description)
@@ -927,6 +954,15 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
             f"; the log names config_{platform}.sh (DGXSYSTEM in its `:::DLPAL` line), which the package does not hold"
         )
         return None
+    sourced = _launcher_sourced(implementation)
+    picked = [
+        c
+        for c in result.candidates
+        if c.name in sourced and (c.scale_fits or c.set_scale_fits) and c.family_fits is not False
+    ]
+    if len(picked) == 1:  # the submitter's own launcher names it, and it is for the system's scale
+        result.selection = sourced[picked[0].name]
+        return _chosen(result, picked[0], Certainty.CERTAIN, "the launch script sources it by name")
     return _choose_by_evidence(result, description, files)
 
 
@@ -995,6 +1031,17 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
     if len(fitting) == 1:
         return _chosen(
             result, fitting[0], Certainty.CERTAIN, f"the only configuration for {fitting[0].scale} and this accelerator"
+        )
+    if len(fitting) > 1 and len({read_text(c.config.entry) for c in fitting} - {None}) == 1:
+        # copies with the same bytes (ASUSTeK's config_ESC_N8_H200.sh of NVIDIA's DGXH200 file): which
+        # one ran cannot be told and does not matter, the recipe is the same
+        copy = sorted(fitting, key=lambda c: (not c.shares_name, c.name))[0]
+        return _chosen(
+            result,
+            copy,
+            Certainty.CERTAIN,
+            f"{len(fitting)} configurations for {fitting[0].scale} with the same bytes "
+            f"({', '.join(c.name for c in fitting)}): whichever ran, its values are these",
         )
     if len(fitting) > 1:
         reproducing = [c for c in fitting if c.agrees]
