@@ -171,7 +171,9 @@ class ImplementationTraced(_TracedRule):
     REP003` hides it), as `mlperf_audit_rules.support.sources` documents it: the configuration the
     logs name (`:::DLPAL ... <DGXSYSTEM>`), else the one named after the system, else the one for the
     system's scale and accelerator, with the logged values breaking ties; and its certainty:
-    certain, likely or none. Only a certain trace makes REP010 and REP011 errors.
+    certain, likely or none. Only a certain trace makes REP010 and REP011 errors. The launch
+    scripts' own choice comes before the names: a configuration `run.sub` sources by name, when it
+    is for the system's scale, is certain.
 
     Why it matters: results carry no pointer to their code; a reviewer must see which folder was
     taken for which result before trusting the comparisons of REP005 to REP011.

@@ -5,7 +5,9 @@ MLPerf results carry no pointer to their code, so mlperf-audit traces each
 it is (`Certainty`). The implementation is the only one of the benchmark, else the one named
 after the system folder, else the one with a configuration named after the system, whose name is
 in the system folder's name, or that the description's `framework` names (a tie: REP004, first by
-name). A stub whose README points to a sibling (`[pytorch](../pytorch)`) is followed to it.
+name). A stub whose README points to a sibling (`[pytorch](../pytorch)`) is followed to it. Without
+an implementation of the benchmark, one of another benchmark holding the configuration the log
+names is taken (code filed under the wrong folder; REP002 still reports the folder missing).
 
 The launch configuration, among the implementation's `config*.sh` (at its top or in `configs/`;
 common files that others source are not candidates; Google-style `v5p-16.sh` scripts named like
@@ -14,13 +16,16 @@ the system where there is none), is:
 1. the one the logs name: NVIDIA-derived `run.sub` scripts print `:::DLPAL ... <DGXSYSTEM>`, and
    source `config_${DGXSYSTEM}.sh` (certain; a configuration that sets DGXSYSTEM itself narrows
    the candidates; one the package lacks makes every other choice at most likely);
-2. the one named after the system (`config_<system>.sh`, also with its scale appended: certain);
-3. the one for the system's scale, nodes x accelerators per node from its NVIDIA-style name
+2. the one a launch script sources by name (Clemson's `run.sub`: `source config_DGXH100_8x8x72x1.sh`),
+   when it is for the system's scale (certain);
+3. the one named after the system (`config_<system>.sh`, also with its scale appended: certain);
+4. the one for the system's scale, nodes x accelerators per node from its NVIDIA-style name
    (`config_DGXH100_8x8x1xtp4pp1cp2.sh`) or its variables, and accelerator (a name for another
    accelerator family, an H100 file for an H200 system, is likely unless it reproduces the logs);
-4. of several for the scale, the only one that reproduces the logged values (certain when its
-   name also shares a word with the system's, else likely), else name order (likely);
-5. none: REP009 says which scales the package holds.
+5. of several for the scale: copies with the same bytes are one recipe (certain); else the only
+   one that reproduces the logged values (certain when its name also shares a word with the
+   system's, else likely), else name order (likely);
+6. none: REP009 says which scales the package holds.
 
 A configuration named after another of the submitter's systems is at most likely. What the logs
 are compared with (`compare_with_logs`) has a known meaning per benchmark: the global batch
