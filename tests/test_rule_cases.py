@@ -38,3 +38,10 @@ def test_every_builtin_rule_with_logic_has_cases(host):
         and rule.code not in covered
     ]
     assert missing == []
+
+
+def test_a_case_with_an_unknown_key_is_refused(tmp_path):
+    cases = tmp_path / "AUD008.yaml"
+    cases.write_text("rule: AUD008\ncases:\n  - name: typo\n    base: .\n    ruleset: training-4.1.0\n    expect: []\n")
+    with pytest.raises(ValueError, match="unknown key.*ruleset"):
+        load_cases(cases)

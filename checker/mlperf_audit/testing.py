@@ -19,7 +19,8 @@ and the ``edit`` substitutions made (``{files: GLOB, pattern: REGEX, replace: TE
 expressions in multi-line mode); ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
 in order: each may give ``path``, ``line``, ``severity`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
-line written as is).
+line written as is). A case with any other key is refused, so that a misspelt one (``ruleset:``
+for ``settings: {ruleset: ...}``) cannot silently test something else.
 
 Use from a plugin's tests::
 
@@ -111,11 +112,18 @@ def _content(value: Any) -> str | bytes:
     raise ValueError(f"file content must be text or an event list, not {type(value).__name__}")
 
 
+#: What a case may say (docs/plugin-api.md).
+CASE_KEYS = {"name", "package", "base", "target", "log", "events", "expect", "skip", "settings", "remove", "edit"}
+
+
 def load_cases(path: Path) -> list[RuleCase]:
     data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     rule = data["rule"]
     cases = []
     for raw in data["cases"]:
+        unknown = sorted(set(raw) - CASE_KEYS)
+        if unknown:  # a misspelt key would silently test something else
+            raise ValueError(f"{path}: case {raw.get('name')!r} has unknown key(s) {', '.join(unknown)}")
         if "package" in raw or "base" in raw:
             files = {name: _content(content) for name, content in (raw.get("package") or {}).items()}
             target = raw.get("target", ".")

@@ -31,7 +31,8 @@ from mlperf_audit import (
     hardware,
     hookimpl,
 )
-from mlperf_audit_rules.summarizer import RunWork, run_work
+from mlperf_audit_rules.summarizer import RunWork, quality_target, run_work
+from mlperf_audit_rules.support import envelope
 
 EXACT_WORK = {"gpt3", "llama2_70b_lora"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
@@ -367,6 +368,109 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
         )
 
 
+#: A result beyond the envelope's bound by more than this is beyond what the hardware allows: the
+#: largest honest excess over the bound in the published rounds v1.0-v5.1, checked against the
+#: earlier rounds only, is 0.99x (`python bench/envelope.py --check`), so 2x leaves the honest
+#: results a factor of two.
+HARDWARE_FACTOR = 2.0
+
+
+def _envelope(result: BenchmarkResult, context: CheckContext) -> tuple[float, envelope.Measure, envelope.Bound] | None:
+    """How far below the published envelope's bound a closed result's accelerator-minutes are
+    (above 1: beyond it), its measure and the bound; None without a bound."""
+
+    def compute() -> tuple[float, envelope.Measure, envelope.Bound] | None:
+        version = context.ruleset.split("-", 1)[1]
+        description = context.system_description(result.submitter, result.system)
+        found = envelope.measure(result, description, [w.minutes for w in run_work(result, version)])
+        if found is None:
+            return None
+        target = quality_target(version, result.benchmark, "closed")
+        published = sorted({f.round for f in envelope.floors()}, key=lambda r: envelope.round_of(r + ".0"))
+        bounds = envelope.bounds(found, version, result.benchmark, target[0] if target else None, published)
+        if not bounds:
+            return None
+        return bounds[0].accelerator_minutes / found.accelerator_minutes, found, bounds[0]
+
+    return context.memo(result, "plausibility.envelope", compute)
+
+
+def _beyond(found: envelope.Measure, factor: float, bound: envelope.Bound) -> str:
+    return (
+        f"{found.accelerator_minutes:,.1f} accelerator-minutes ({found.accelerators} x {found.accelerator.model}, "
+        f"olympic mean {found.minutes:.2f} min) is {factor:.2f}x below the published envelope's bound: "
+        f"{bound.describe()}"
+    )
+
+
+class BeyondEnvelope(Rule):
+    """A result needed less accelerator time than any earlier published result allows.
+
+    What it checks: a closed-division result's accelerator-minutes (the olympic mean of its runs'
+    times-to-train x the accelerators its system description declares) against the envelope of
+    the rounds published before its own (`mlperf_audit_rules.support.envelope`): for every
+    accelerator on which at least two submitters published the benchmark at the same quality
+    target, its fewest accelerator-minutes, scaled by how much faster the result's accelerator
+    can be (the largest of the BF16, FP8, INT8 and memory-bandwidth ratios) and by an allowance of
+    1.3x software progress per round (up to three rounds) and 1.1x noise. The loosest of these
+    bounds is the one held: a result below it needed less accelerator time than the most
+    efficient published use of any hardware, scaled, allows.
+
+    Why it matters: compressed timestamps, an understated accelerator count and a weaker
+    accelerator named in the system description all make a result cheaper than the hardware can
+    be; unlike the utilisation checks, this needs no work model, so it covers every benchmark. A
+    genuine advance (new software, a new precision) can also pass the bound; the warning asks
+    for the explanation.
+
+    Example: 10 accelerator-minutes for bert on H200 where the best H200 result of the previous
+    round needed 38, and the allowance is 1.43x: at least 26.
+
+    How to fix: check the system description's accelerator count and model and the logs'
+    timestamps; if they are right, explain the gain in the submission's notes.
+    """
+
+    code = "AUD008"
+    name = "beyond-published-envelope"
+    summary = "A result needed less accelerator time than the published envelope allows."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        verdict = _envelope(result, context)
+        if verdict is not None and 1.0 < verdict[0] <= HARDWARE_FACTOR:
+            yield self.finding(_beyond(verdict[1], verdict[0], verdict[2]), path=result.path)
+
+
+class BeyondHardware(Rule):
+    """A result needed less than half the accelerator time the published envelope allows.
+
+    What it checks: the bound of AUD008 (the most efficient published use of any hardware in the
+    earlier rounds, scaled to the result's accelerator, with the software and noise allowance);
+    a result below half of it is beyond what the hardware allows. The largest honest excess in
+    the published rounds v1.0-v5.1, each checked against the rounds before it, is 0.99x of the
+    bound: half is a factor of two away from every published result.
+
+    Why it matters: no published result, on any hardware, came near such a gain; timestamps
+    compressed, accelerators left out of the count or a weaker accelerator named give it.
+
+    Example: gpt3 on "256 x H100" in a time that 2,048 of them needed: 8x fewer accelerators
+    claimed.
+
+    How to fix: correct the system description (accelerator count and model) or the logs.
+    """
+
+    code = "AUD009"
+    name = "beyond-hardware-bound"
+    summary = "A result needed less than half the accelerator time the published envelope allows."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        verdict = _envelope(result, context)
+        if verdict is not None and verdict[0] > HARDWARE_FACTOR:
+            yield self.finding(_beyond(verdict[1], verdict[0], verdict[2]), path=result.path)
+
+
 class CrossResultSpeedup(Rule):
     """A result is faster per accelerator than its baseline by more than the hardware supports.
 
@@ -417,6 +521,8 @@ RULES: list[type[Rule]] = [
     RateOutlier,
     SuperlinearScaling,
     CrossResultSpeedup,
+    BeyondEnvelope,
+    BeyondHardware,
 ]
 
 

@@ -1,0 +1,128 @@
+"""The published-results envelope (AUD008, AUD009) on the real v4.1 sample: the honest results pass,
+and the three forgeries a reviewer must catch (times compressed 4x, 8x fewer accelerators claimed,
+an older and weaker accelerator named) are caught on each of the seven v4.1 benchmarks. The
+forgeries are planted in a copy of the sample in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit.api import check
+from mlperf_audit.config import Config
+from mlperf_audit.plugins import PluginHost
+from mlperf_audit_rules.support import envelope
+
+pytestmark = pytest.mark.sample
+
+FOLDERS = {
+    "bert": "NVIDIA/results/h200_ngc23.09_pytorch/bert",
+    "dlrm_dcnv2": "NVIDIA/results/h200_ngc24.04_merlin_hugectr/dlrm_dcnv2",
+    "gnn": "NVIDIA/results/h200_ngc24.04_dgl/gnn",
+    "gpt3": "NVIDIA/results/eos_n32_ngc24.09_nemo/gpt3",
+    "llama2_70b_lora": "NVIDIA/results/h200_ngc24.09_nemo/llama2_70b_lora",
+    "ssd": "NVIDIA/results/h200_ngc24.04_pytorch/ssd",
+    "stable_diffusion": "NVIDIA/results/h200_ngc24.09_nemo/stable_diffusion",
+}
+RULES = ("AUD008", "AUD009")
+#: Ampere, 2021: a sixth of an H200's BF16 peak, and in the hardware reference.
+WEAKER = "NVIDIA A30"
+
+
+@pytest.fixture(scope="module")
+def host() -> PluginHost:
+    return PluginHost()
+
+
+def _copy(sample: Path, tmp_path: Path, folder: str) -> tuple[Path, Path]:
+    """The sample's NVIDIA submission with only `folder`'s results, and that folder's system description."""
+    submitter, _, system, benchmark = folder.split("/")
+    root = tmp_path / "round"
+    shutil.copytree(sample / submitter / "systems", root / submitter / "systems")
+    shutil.copytree(sample / folder, root / folder)
+    return root, root / submitter / "systems" / f"{system}.json"
+
+
+def _findings(root: Path, host: PluginHost) -> list:
+    report = check(root, Config(select=RULES, ruleset="training-4.1.0"), host)
+    return [f for f in report.findings if f.rule in RULES]
+
+
+def test_the_honest_sample_is_within_the_envelope(sample, host):
+    report = check(sample, Config(select=RULES), host)
+    assert [f for f in report.findings if f.rule in RULES] == []
+
+
+def _compress(result_folder: Path, factor: float) -> None:
+    """Every timestamp of every run moved toward the run's first one: all times / `factor`."""
+    for log in result_folder.glob("result_*.txt"):
+        text = log.read_text()
+        first = int(re.search(r'"time_ms": (\d+)', text).group(1))
+
+        def squeeze(match: re.Match[str], first: int = first) -> str:
+            return f'"time_ms": {first + (int(match.group(1)) - first) // factor}'
+
+        log.write_text(re.sub(r'"time_ms": (\d+)', squeeze, text))
+
+
+def _edit_system(path: Path, **changes: object) -> None:
+    data = json.loads(path.read_text())
+    data.update(changes)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("benchmark", sorted(FOLDERS))
+def test_times_compressed_4x_are_caught(sample, tmp_path, host, benchmark):
+    root, _ = _copy(sample, tmp_path, FOLDERS[benchmark])
+    _compress(root / FOLDERS[benchmark], 4)
+    found = _findings(root, host)
+    assert found, f"{benchmark}: compressed 4x, no AUD008/AUD009"
+    assert all(f.path == FOLDERS[benchmark] and "below the published envelope's bound" in f.message for f in found)
+
+
+@pytest.mark.parametrize("benchmark", sorted(FOLDERS))
+def test_8x_fewer_accelerators_are_caught(sample, tmp_path, host, benchmark):
+    root, system = _copy(sample, tmp_path, FOLDERS[benchmark])
+    data = json.loads(system.read_text())
+    if int(data["number_of_nodes"]) >= 8:
+        _edit_system(system, number_of_nodes=str(int(data["number_of_nodes"]) // 8))
+    else:
+        _edit_system(system, accelerators_per_node=str(int(data["accelerators_per_node"]) // 8))
+    found = _findings(root, host)
+    assert found, f"{benchmark}: 8x fewer accelerators, no AUD008/AUD009"
+    # a factor of 8 is beyond what any published result came near: an error
+    assert {f.rule for f in found} == {"AUD009"}, [f.message for f in found]
+
+
+@pytest.mark.parametrize("benchmark", sorted(FOLDERS))
+def test_a_weaker_accelerator_named_is_caught(sample, tmp_path, host, benchmark):
+    root, system = _copy(sample, tmp_path, FOLDERS[benchmark])
+    _edit_system(system, accelerator_model_name=WEAKER)
+    found = _findings(root, host)
+    assert found, f"{benchmark}: named {WEAKER}, no AUD008/AUD009"
+    assert all("x A30" in f.message for f in found)
+
+
+def test_the_bound_uses_only_earlier_rounds():
+    earlier = envelope.earlier("4.1.0", "bert", 0.72)
+    assert earlier and all(envelope.round_of(f.round + ".0") < (4, 1) for f in earlier)
+    assert not envelope.earlier("1.0.0", "bert", 0.72)
+
+
+def test_a_floor_of_one_submitter_bounds_nothing():
+    lone = envelope.Floor("4.0", "bert", 0.72, "H100-SXM5-80GB", 1.0, 8, 0.125, "X/results/s/bert", submitters=1)
+    accelerator = next(a for a in envelope.hardware.table() if a.model == "H100-SXM5-80GB")
+    found = envelope.Measure(30.0, 3.75, 8, accelerator)
+    assert envelope.bounds(found, "4.1.0", "bert", 0.72, ["4.0", "4.1"], (lone,)) == []
+    mature = envelope.Floor(**{**vars(lone), "submitters": 2, "accelerator_minutes": 100.0})
+    (bound,) = envelope.bounds(found, "4.1.0", "bert", 0.72, ["4.0", "4.1"], (mature,))
+    assert bound.accelerator_minutes == pytest.approx(100.0 / (1.3 * 1.1))
+
+
+def test_another_quality_target_is_another_benchmark():
+    # v1.x's ssd (SSD-ResNet34, mAP 0.23) bounds nothing of v2.0's (RetinaNet, mAP 0.34)
+    assert all(f.target != 0.23 for f in envelope.earlier("2.0.0", "ssd", 0.34))
