@@ -56,6 +56,16 @@ class Accelerator:
         trained gpt3 in FP8 in v4.0, whose FP8 peak is not sourced here)."""
         return self.fp8_tflops is not None or self.int8_tops is not None or self.fp8_supported is False
 
+    def peak(self, precision: str) -> float | None:
+        """The dense peak of "BF16", "FP8" or "INT8" (TFLOP/s or TOP/s), None when not sourced."""
+        return {"BF16": self.bf16_tflops, "FP8": self.fp8_tflops, "INT8": self.int8_tops}.get(precision.upper())
+
+    @property
+    def best_precision(self) -> str | None:
+        """The precision of `best_peak_tflops` (the lower one when two are equal, as TPU v5p's BF16 and FP8)."""
+        best = self.best_peak_tflops
+        return next((p for p in ("BF16", "FP8", "INT8") if best is not None and self.peak(p) == best), None)
+
     @property
     def best_peak_tflops(self) -> float | None:
         """The highest dense peak of BF16, FP8 and INT8: the logs do not say which a run used (Google's
@@ -219,11 +229,14 @@ def of_system(description: SystemDescription | None) -> tuple[int | None, Accele
     return count, match(description.get("accelerator_model_name"))
 
 
-def utilisation(units: float, minutes: float, benchmark: str, count: int, accelerator: Accelerator) -> float | None:
-    """The share of the accelerators' best dense peak that `units` of `benchmark`'s work in
-    `minutes` on `count` accelerators took, or None without a work model or a peak."""
+def utilisation(
+    units: float, minutes: float, benchmark: str, count: int, accelerator: Accelerator, peak: float | None = None
+) -> float | None:
+    """The share of the accelerators' dense `peak` (TFLOP/s; default: the best they offer) that
+    `units` of `benchmark`'s work in `minutes` on `count` accelerators took, or None without a
+    work model or a peak."""
     model = WORK.get(benchmark)
-    peak = accelerator.best_peak_tflops
+    peak = peak if peak is not None else accelerator.best_peak_tflops
     if model is None or peak is None or count <= 0:
         return None
     return units * model.flops_per_unit / (minutes * 60) / count / (peak * 1e12)

@@ -126,7 +126,8 @@ class BenchmarkScore:
     quality_target: tuple[float, str] | None = None
     #: the RCP band: the lowest acceptable mean convergence point and the RCP mean
     rcp_band: tuple[float, float] | None = None
-    #: the highest utilisation of the accelerators' best peak among the runs, and the accelerator model
+    #: the highest utilisation among the runs of the peak the result is held to, and which peak
+    #: ("H100-SXM5-80GB's FP8 peak": the precision its configuration evidently uses, else the best)
     peak_utilisation: tuple[float, str] | None = None
 
     @property

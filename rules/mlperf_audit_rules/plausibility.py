@@ -1,15 +1,20 @@
 """AUD: claims the hardware cannot support.
 
 Utilisation is the training work a run did (its convergence point times the FLOPs per unit of
-`hardware.WORK`) divided by its time-to-train and its accelerator count, against the higher of
-the accelerator's dense BF16 and FP8 peaks (INT8 where it has no FP8): the logs do not say which
-precision a run used. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
+`hardware.WORK`) divided by its time-to-train and its accelerator count, against the dense peak of
+the precision the result's launch configuration evidently switches on (`support.precision`: FP8,
+INT8), else the best of the accelerator's BF16, FP8 and INT8 peaks; the finding says which and
+why. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
 the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
 
 - above 100% is impossible (error), where the work model is exact (gpt3, llama2_70b_lora);
 - above the ceiling is suspicious (warning): 60% for gpt3 and llama2_70b_lora, 1.35 x the best
   honest result (44.5% of FP8, NVIDIA H100 gpt3 at 256 GPUs; llama2 reaches 38.7%); 75% for bert,
   whose work is an upper bound (unpadding) and whose best honest figure is 55.5%.
+
+The published-results envelope (AUD008, AUD009; `support.envelope`) needs no work model: it holds
+every closed result's accelerator-minutes to the most efficient use of hardware that the earlier
+rounds published, and so covers every benchmark.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from mlperf_audit import (
     hookimpl,
 )
 from mlperf_audit_rules.summarizer import RunWork, quality_target, run_work
-from mlperf_audit_rules.support import envelope
+from mlperf_audit_rules.support import envelope, precision
 
 EXACT_WORK = {"gpt3", "llama2_70b_lora"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
@@ -103,11 +108,14 @@ class _UtilisationRule(Rule):
         count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
         if count is None or accelerator is None or result.benchmark not in hardware.WORK:
             return None
+        peak = precision.peak_for(accelerator, precision.evident(result, context))
+        if peak is None:
+            return None
         best = None
         for work in run_work(result, context.ruleset.split("-", 1)[1]):
-            value = hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator)
+            value = hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator, peak.tflops)
             if value is not None and (best is None or value > best[0]):
-                best = (value, work, f"{count} x {accelerator.model}, peak {accelerator.best_peak_tflops:g} TFLOP/s")
+                best = (value, work, f"{count} x {accelerator.model}, {peak.describe()}")
         return best
 
     def peak_known(self, result: BenchmarkResult, context: CheckContext) -> bool:
@@ -117,7 +125,7 @@ class _UtilisationRule(Rule):
 
     def explain_measure(self, value: float, work: RunWork, hardware_text: str, benchmark: str) -> str:
         model = hardware.WORK[benchmark]
-        achieved = value * float(hardware_text.rsplit("peak ", 1)[1].split(" ")[0])
+        achieved = value * float(hardware_text.split(" peak ", 1)[1].split(" ")[0])
         return (
             f"{work.run.name}: {work.units:,.0f} {model.unit}s x {model.flops_per_unit:.3g} FLOP in "
             f"{work.minutes:.2f} min on {hardware_text}: {achieved:,.0f} TFLOP/s per accelerator, "

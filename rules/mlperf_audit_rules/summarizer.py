@@ -60,6 +60,7 @@ from mlperf_audit import (
 )
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
+from mlperf_audit_rules.support import precision
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
@@ -112,17 +113,22 @@ def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
 
 
 def peak_utilisation(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[float, str] | None:
-    """The highest utilisation of the accelerators' best peak among the converged runs, and the
-    accelerator's model; None without a work model, a count or a peak (the reviewer's report)."""
+    """The highest utilisation among the converged runs of the peak the result is held to (that of
+    the precision its launch configuration evidently uses, else the best), and which peak that is
+    ("H100-SXM5-80GB's FP8 peak"); None without a work model, a count or a peak (the reviewer's report)."""
     count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
     if not count or accelerator is None or result.benchmark not in hardware.WORK:
+        return None
+    peak = precision.peak_for(accelerator, precision.evident(result, context))
+    if peak is None:
         return None
     values = [
         value
         for work in run_work(result, version)
-        if (value := hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator)) is not None
+        if (value := hardware.utilisation(work.units, work.minutes, result.benchmark, count, accelerator, peak.tflops))
+        is not None
     ]
-    return (max(values), accelerator.model) if values else None
+    return (max(values), f"{accelerator.model}'s {peak.precision} peak") if values else None
 
 
 def quality_target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:

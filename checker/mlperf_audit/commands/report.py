@@ -344,8 +344,8 @@ def folder_plots(scores: list[BenchmarkScore], found: dict[str, list[Curve]]) ->
             svgs.append(times_svg(result))
             work = hardware.WORK.get(benchmark)
             if result.peak_utilisation is not None and work is not None:
-                value, model = result.peak_utilisation
-                svgs.append(utilisation_svg(value, work.ceiling, f"highest run: {value:.1%} of {model}'s peak"))
+                value, peak = result.peak_utilisation
+                svgs.append(utilisation_svg(value, work.ceiling, f"highest run: {value:.1%} of {peak}"))
         plots[path] = [svg for svg in svgs if svg]
     return plots
 
