@@ -129,6 +129,9 @@ class BenchmarkScore:
     #: the highest utilisation among the runs of the peak the result is held to, and which peak
     #: ("H100-SXM5-80GB's FP8 peak": the precision its configuration evidently uses, else the best)
     peak_utilisation: tuple[float, str] | None = None
+    #: against the published envelope (closed results): how far below its bound the result's
+    #: accelerator-minutes are (above 1: beyond it), and the bound explained
+    envelope: tuple[float, str] | None = None
 
     @property
     def division(self) -> str | None:

@@ -383,32 +383,21 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
 HARDWARE_FACTOR = 2.0
 
 
-def _envelope(result: BenchmarkResult, context: CheckContext) -> tuple[float, envelope.Measure, envelope.Bound] | None:
-    """How far below the published envelope's bound a closed result's accelerator-minutes are
-    (above 1: beyond it), its measure and the bound; None without a bound."""
+def _envelope(result: BenchmarkResult, context: CheckContext) -> envelope.Verdict | None:
+    """The result against the published envelope (once per result, shared by AUD008 and AUD009)."""
 
-    def compute() -> tuple[float, envelope.Measure, envelope.Bound] | None:
+    def compute() -> envelope.Verdict | None:
         version = context.ruleset.split("-", 1)[1]
-        description = context.system_description(result.submitter, result.system)
-        found = envelope.measure(result, description, [w.minutes for w in run_work(result, version)])
-        if found is None:
-            return None
         target = quality_target(version, result.benchmark, "closed")
-        published = sorted({f.round for f in envelope.floors()}, key=lambda r: envelope.round_of(r + ".0"))
-        bounds = envelope.bounds(found, version, result.benchmark, target[0] if target else None, published)
-        if not bounds:
-            return None
-        return bounds[0].accelerator_minutes / found.accelerator_minutes, found, bounds[0]
+        return envelope.verdict(
+            result,
+            context.system_description(result.submitter, result.system),
+            [w.minutes for w in run_work(result, version)],
+            version,
+            target[0] if target else None,
+        )
 
     return context.memo(result, "plausibility.envelope", compute)
-
-
-def _beyond(found: envelope.Measure, factor: float, bound: envelope.Bound) -> str:
-    return (
-        f"{found.accelerator_minutes:,.1f} accelerator-minutes ({found.accelerators} x {found.accelerator.model}, "
-        f"olympic mean {found.minutes:.2f} min) is {factor:.2f}x below the published envelope's bound: "
-        f"{bound.describe()}"
-    )
 
 
 class BeyondEnvelope(Rule):
@@ -420,7 +409,8 @@ class BeyondEnvelope(Rule):
     accelerator on which at least two submitters published the benchmark at the same quality
     target, its fewest accelerator-minutes, scaled by how much faster the result's accelerator
     can be (the largest of the BF16, FP8, INT8 and memory-bandwidth ratios) and by an allowance of
-    1.3x software progress per round (up to three rounds) and 1.1x noise. The loosest of these
+    1.3x software progress per round and 1.1x noise; floors of the two rounds before the result's
+    count (older ones would only loosen the bound). The loosest of these
     bounds is the one held: a result below it needed less accelerator time than the most
     efficient published use of any hardware, scaled, allows.
 
@@ -445,8 +435,8 @@ class BeyondEnvelope(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         verdict = _envelope(result, context)
-        if verdict is not None and 1.0 < verdict[0] <= HARDWARE_FACTOR:
-            yield self.finding(_beyond(verdict[1], verdict[0], verdict[2]), path=result.path)
+        if verdict is not None and 1.0 < verdict.factor <= HARDWARE_FACTOR:
+            yield self.finding(verdict.describe(), path=result.path)
 
 
 class BeyondHardware(Rule):
@@ -475,8 +465,8 @@ class BeyondHardware(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         verdict = _envelope(result, context)
-        if verdict is not None and verdict[0] > HARDWARE_FACTOR:
-            yield self.finding(_beyond(verdict[1], verdict[0], verdict[2]), path=result.path)
+        if verdict is not None and verdict.factor > HARDWARE_FACTOR:
+            yield self.finding(verdict.describe(), path=result.path)
 
 
 class CrossResultSpeedup(Rule):

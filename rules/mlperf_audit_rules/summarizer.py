@@ -60,7 +60,7 @@ from mlperf_audit import (
 )
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
-from mlperf_audit_rules.support import precision
+from mlperf_audit_rules.support import envelope, precision
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
@@ -542,4 +542,17 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         if verdict is not None and verdict.record is not None and verdict.minimum is not None
         else None,
         peak_utilisation=peak_utilisation(result, context, version),
+        envelope=_envelope(result, context, version),
     )
+
+
+def _envelope(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[float, str] | None:
+    target = quality_target(version, result.benchmark, "closed")
+    found = envelope.verdict(
+        result,
+        context.system_description(result.submitter, result.system),
+        [w.minutes for w in run_work(result, version)],
+        version,
+        target[0] if target else None,
+    )
+    return (found.factor, found.describe()) if found is not None else None

@@ -251,6 +251,7 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
                     "work_per_accelerator_minute": rate,
                     "relative_to_peers": relative,
                     "utilisation": utilisation,
+                    "envelope": s.envelope[0] if s.envelope is not None else None,
                     "stands_out": flags,
                 }
             )
@@ -302,7 +303,8 @@ def render_text(
         report_text.rstrip("\n"),
         "",
         "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
-        "other results on the same accelerator):",
+        "other results on the same accelerator; envelope = the published envelope's bound over the result's "
+        "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
     ]
     parts.append(
         tabulate(
@@ -315,6 +317,7 @@ def render_text(
                     _fmt(p["work_per_accelerator_minute"], ",.6g"),
                     _fmt(p["relative_to_peers"], ".2f"),
                     _fmt(p["utilisation"], ".0%"),
+                    _fmt(p["envelope"], ".2f"),
                     _shown(", ".join(p["stands_out"]) or "-"),
                 ]
                 for p in peers
@@ -327,6 +330,7 @@ def render_text(
                 "work/acc/min",
                 "vs peers",
                 "utilisation",
+                "envelope",
                 "stands out",
             ],
             disable_numparse=True,

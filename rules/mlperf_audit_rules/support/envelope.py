@@ -32,9 +32,12 @@ from mlperf_audit import BenchmarkResult, SystemDescription, hardware
 #: How much less accelerator time one round of software may need on the same accelerator (the
 #: hardware reference's R2 saw 1.02x-1.26x a round; the largest honest step between consecutive
 #: rounds in v1.0-v5.1 is in `bench/envelope.py`'s leave-one-round-out table), compounded per
-#: round between the floor's round and the result's, up to `SOFTWARE_ROUNDS_CAP` rounds.
+#: round between the floor's round and the result's.
 SOFTWARE_PER_ROUND = 1.3
-SOFTWARE_ROUNDS_CAP = 3
+#: Floors older than this many rounds bound nothing: with the software allowance compounded over
+#: more rounds they only loosen the bound (measured: the same published results pass, fewer
+#: forgeries are caught).
+RECENT_ROUNDS = 2
 #: Run-to-run noise of a time score.
 NOISE = 1.1
 
@@ -126,7 +129,7 @@ def rounds_between(earlier_round: str, version: str, published: list[str]) -> in
 
 def allowance(gap: int) -> float:
     """Software progress over `gap` rounds and noise: how far below a floor an honest result may go."""
-    return SOFTWARE_PER_ROUND ** min(gap, SOFTWARE_ROUNDS_CAP) * NOISE
+    return SOFTWARE_PER_ROUND**gap * NOISE
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,8 @@ def bounds(
         if ratio is None:
             continue
         gap = rounds_between(floor.round, version, published)
+        if gap > RECENT_ROUNDS:
+            continue
         found_bounds.append(
             Bound(floor.accelerator_minutes / ratio[0] / allowance(gap), floor, ratio[0], ratio[1], gap)
         )
@@ -220,3 +225,37 @@ def to_json(entries: list[Floor], note: str) -> str:
 
 def as_dict(floor: Floor) -> dict[str, Any]:
     return dict(vars(floor))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A closed result against the envelope: how far below its bound (above 1: beyond it)."""
+
+    factor: float
+    measure: Measure
+    bound: Bound
+
+    def describe(self) -> str:
+        return (
+            f"{self.measure.accelerator_minutes:,.1f} accelerator-minutes ({self.measure.accelerators} x "
+            f"{self.measure.accelerator.model}, olympic mean {self.measure.minutes:.2f} min) is {self.factor:.2f}x "
+            f"below the published envelope's bound: {self.bound.describe()}"
+        )
+
+
+def verdict(
+    result: BenchmarkResult,
+    description: SystemDescription | None,
+    minutes: list[float],
+    version: str,
+    target: float | None,
+) -> Verdict | None:
+    """`result` (its converged runs' `minutes`) against the envelope of the rounds before `version`."""
+    found = measure(result, description, minutes)
+    if found is None:
+        return None
+    published = sorted({f.round for f in floors()}, key=lambda r: round_of(r + ".0"))
+    held = bounds(found, version, result.benchmark, target, published)
+    if not held:
+        return None
+    return Verdict(held[0].accelerator_minutes / found.accelerator_minutes, found, held[0])
