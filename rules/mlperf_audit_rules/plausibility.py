@@ -7,10 +7,13 @@ INT8), else the best of the accelerator's BF16, FP8 and INT8 peaks; the finding 
 why. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
 the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
 
-- above 100% is impossible (error), where the work model is exact (gpt3, llama2_70b_lora);
+- above 100% is impossible (error), where the work model is exact (gpt3, llama2_70b_lora, llama31_8b,
+  llama31_405b);
 - above the ceiling is suspicious (warning): 60% for gpt3 and llama2_70b_lora, 1.35 x the best
   honest result (44.5% of FP8, NVIDIA H100 gpt3 at 256 GPUs; llama2 reaches 38.7%); 75% for bert,
-  whose work is an upper bound (unpadding) and whose best honest figure is 55.5%.
+  whose work is an upper bound (unpadding) and whose best honest figure is 55.5%; 65% and 75% for
+  llama31_8b and llama31_405b (best honest: 46.3% and 54.3% of the FP8 peak); 45% for resnet
+  (33.5%, an approximate model: never an error).
 
 The published-results envelope (AUD008, AUD009; `support.envelope`) needs no work model: it holds
 every closed result's accelerator-minutes to the most efficient use of hardware that the earlier
@@ -39,7 +42,7 @@ from mlperf_audit import (
 from mlperf_audit_rules.summarizer import RunWork, quality_target, run_work
 from mlperf_audit_rules.support import envelope, precision
 
-EXACT_WORK = {"gpt3", "llama2_70b_lora"}
+EXACT_WORK = {"gpt3", "llama2_70b_lora", "llama31_8b", "llama31_405b"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
 THROUGHPUT_TOLERANCE = 1.25
 #: Benchmarks whose convergence unit is samples, the unit of their logged `throughput`.
@@ -137,8 +140,8 @@ class UtilisationImpossible(_UtilisationRule):
     """A run did more training work per second than its accelerators can compute.
 
     What it checks: the utilisation of every converged run (see the module doc) against 100% of
-    the accelerator's best dense peak, for the benchmarks whose work model is exact (gpt3,
-    llama2_70b_lora).
+    the peak the result is held to (module doc), for the benchmarks whose work model is exact
+    (gpt3, llama2_70b_lora, llama31_8b, llama31_405b).
 
     Why it matters: more than 100% of peak is physically impossible: the timestamps were
     compressed, the accelerator count understated, or the accelerator is not the one described.
@@ -178,7 +181,8 @@ class UtilisationSuspicious(_UtilisationRule):
     """A run's utilisation is above what the best honest results reach.
 
     What it checks: the highest utilisation of a benchmark's runs against the ceiling of its
-    benchmark: 60% for gpt3 and llama2_70b_lora, 75% for bert (whose work is an upper bound).
+    benchmark (`hardware.WORK`): 60% for gpt3 and llama2_70b_lora, 65% for llama31_8b, 75% for
+    llama31_405b, 75% for bert (whose work is an upper bound), 45% for resnet.
 
     Why it matters: the best honest v4.x results reach 44.5% (gpt3) and 38.7% (llama2) of the FP8
     peak; a result far above them asks for an explanation.
@@ -210,7 +214,7 @@ class UtilisationSuspicious(_UtilisationRule):
             yield self.finding(
                 f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}"
                 + ("" if known else f"; {UNKNOWN_LOW_PRECISION}")
-                + ("" if exact else f"; {result.benchmark}'s work is an upper bound, so this is no evidence"),
+                + ("" if exact else f"; {result.benchmark}'s work model is approximate, so this is no evidence"),
                 path=measured[1].run.path,
                 severity=None if known and exact else Severity.INFO,
             )
