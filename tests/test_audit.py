@@ -141,3 +141,16 @@ def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
     assert found and all(f.severity.value == "info" and "upper bound" in f.message for f in found)
     assert hardware.match("NVIDIA A100-SXM4-80GB").low_precision_known  # Ampere: no FP8, BF16 is its best
     assert not hardware.match("Intel Gaudi2").low_precision_known
+
+
+@pytest.mark.sample
+def test_a_speedup_claim_is_split_into_throughput_and_convergence(cli, sample):
+    document = json.loads(cli("audit", str(sample), "--claims", str(CLAIMS), "--format", "json").out)
+    verdicts = {claim["id"]: claim for claim in document["claims"]}
+    # 5.5088 x 8 / (5.21165 x 8): all throughput, the two converge in the same number of samples
+    breakdown = verdicts["h200-bert-5pct"]["breakdown"]
+    assert breakdown.startswith("1.057x per accelerator (recomputed) = 1.057x throughput")
+    assert "x 1.000x convergence" in breakdown
+    # the hardware bound judges the claim's throughput share, not the time ratio
+    assert "the claim's throughput share per accelerator: 4.00x" in verdicts["trillium-per-chip"]["hardware"]
+    assert verdicts["gpt3-minutes"]["breakdown"] == ""  # a time claim has no speedup to split

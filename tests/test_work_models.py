@@ -51,3 +51,10 @@ def test_a_utilisation_by_hand():
     value = hardware.utilisation(276_480, 230.62, "llama31_405b", 512, h100)
     assert value == pytest.approx(276_480 * 2.150e16 / (230.62 * 60) / 512 / 1978.9e12, rel=1e-3)
     assert 0.40 < value < 0.43  # 42%: what the best H100 results reach
+
+
+def test_only_the_exact_models_can_make_an_error():
+    from mlperf_audit_rules.plausibility import EXACT_WORK
+
+    assert EXACT_WORK == {"gpt3", "llama2_70b_lora", "llama31_8b", "llama31_405b"}
+    assert {hardware.WORK[b].kind for b in set(hardware.WORK) - EXACT_WORK} == {"an upper bound", "approximate"}

@@ -86,6 +86,9 @@ class Work:
     #: best honest v4.x results reach 44.5% (gpt3) and 38.7% (llama2_70b_lora) of the FP8 peak;
     #: bert's work is an upper bound (implementations unpad), so its ceiling is higher.
     ceiling: float
+    #: "exact" (above 100% of peak is impossible: AUD002), "an upper bound" or "approximate"
+    #: (above the ceiling is no evidence: information only)
+    kind: str = "exact"
 
 
 def _llm_sample(matmul_parameters: float, layers: int, width: int, sequence: int) -> float:
@@ -103,7 +106,13 @@ WORK: dict[str, Work] = {
         "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192",
         0.60,
     ),
-    "bert": Work(1.1e12, "512-token sequence", "6N·512 + 12·L·d·s·512, N = 335e6 (an upper bound: unpadding)", 0.75),
+    "bert": Work(
+        1.1e12,
+        "512-token sequence",
+        "6N·512 + 12·L·d·s·512, N = 335e6 (an upper bound: unpadding)",
+        0.75,
+        "an upper bound",
+    ),
     # Llama 3.1 (arXiv 2407.21783, table 3): 8B has 32 layers of width 4096, FFN 14336, 32 query and
     # 8 key/value heads of 128; Nmm = 32 x (2·4096² + 2·4096·1024 + 3·4096·14336) + 4096·128256
     # (the output layer) = 7.50e9. The logged unit (samples_count) is 8192-token samples. Best
@@ -128,7 +137,9 @@ WORK: dict[str, Work] = {
     # 1,281,167 training images (the logged unit is epochs). Best honest (v1.0-v3.1): 33.5% of the
     # Gaudi2 BF16 peak; convolutions' FLOPs are approximate (cuDNN may choose Winograd), so a
     # ceiling only, never an error.
-    "resnet": Work(1_281_167 * 3 * 8.2e9, "epoch", "3 x 8.2e9 FLOPs per 224x224 image x 1,281,167 images", 0.45),
+    "resnet": Work(
+        1_281_167 * 3 * 8.2e9, "epoch", "3 x 8.2e9 FLOPs per 224x224 image x 1,281,167 images", 0.45, "approximate"
+    ),
 }
 
 #: The benchmarks without a FLOP model, and why: the published-results envelope (AUD008, AUD009)

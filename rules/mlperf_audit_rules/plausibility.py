@@ -42,7 +42,7 @@ from mlperf_audit import (
 from mlperf_audit_rules.summarizer import RunWork, quality_target, run_work
 from mlperf_audit_rules.support import envelope, precision
 
-EXACT_WORK = {"gpt3", "llama2_70b_lora", "llama31_8b", "llama31_405b"}
+EXACT_WORK = {benchmark for benchmark, work in hardware.WORK.items() if work.kind == "exact"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
 THROUGHPUT_TOLERANCE = 1.25
 #: Benchmarks whose convergence unit is samples, the unit of their logged `throughput`.
@@ -214,7 +214,11 @@ class UtilisationSuspicious(_UtilisationRule):
             yield self.finding(
                 f"above the {ceiling:.0%} ceiling: {self.explain_measure(*measured, result.benchmark)}"
                 + ("" if known else f"; {UNKNOWN_LOW_PRECISION}")
-                + ("" if exact else f"; {result.benchmark}'s work model is approximate, so this is no evidence"),
+                + (
+                    ""
+                    if exact
+                    else f"; {result.benchmark}'s work model is {hardware.WORK[result.benchmark].kind}, so this is no evidence"
+                ),
                 path=measured[1].run.path,
                 severity=None if known and exact else Severity.INFO,
             )
