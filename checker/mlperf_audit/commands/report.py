@@ -3,7 +3,8 @@
 Summary, scores, findings (with filters), and per benchmark folder the plots a reviewer wants:
 the convergence curves of every run (quality against the logged unit, with the quality target and
 the RCP band of acceptable mean convergence), time-to-train per run with the olympic mean, and,
-where the work model applies, the utilisation of the accelerator's peak.
+where the work model applies, the utilisation of the accelerator's peak, and, for closed results,
+where the result stands against the published envelope (AUD008, AUD009).
 
 The plots are inline SVG written here: no plotting library (matplotlib would add tens of MB of
 dependencies for a few lines and rectangles) and nothing fetched when the file is opened.
@@ -212,6 +213,31 @@ def utilisation_svg(value: float, ceiling: float, label: str) -> str:
     )
 
 
+#: Where AUD008 and AUD009 start: the envelope's bound, and half of it (the bar's scale ends beyond).
+ENVELOPE_MARKS = ((1.0, "envelope bound (AUD008)"), (2.0, "half of it (AUD009)"))
+
+
+def envelope_svg(factor: float, label: str) -> str:
+    """A result against the published envelope: the bound over its accelerator-minutes (above 1,
+    beyond the bound)."""
+    width, top = WIDTH - 2 * MARGIN, 2.4
+    mark = lambda share: MARGIN + min(share, top) / top * width  # noqa: E731
+    color = "#d62728" if factor > 2 else "#ff7f0e" if factor > 1 else "#2ca02c"
+    lines = "".join(
+        f'<line x1="{mark(at):.1f}" x2="{mark(at):.1f}" y1="8" y2="44" stroke="#000"'
+        + (' stroke-dasharray="3 2"' if at > 1 else "")
+        + f'/><text x="{mark(at):.1f}" y="{58 + 10 * i}" font-size="9" text-anchor="middle">{text}</text>'
+        for i, (at, text) in enumerate(ENVELOPE_MARKS)
+    )
+    bar = mark(factor) - MARGIN
+    return (
+        f'<svg class="plot envelope" width="{WIDTH}" height="80" xmlns="http://www.w3.org/2000/svg">'
+        f'<rect class="bar" x="{MARGIN}" y="15" width="{max(bar, 1):.1f}" height="22" fill="{color}">'
+        f"<title>{html_text(label)}</title></rect>{lines}"
+        f'<text x="{MARGIN + max(bar, 1) + 4:.1f}" y="31" font-size="10">{factor:.2f} of the bound</text></svg>'
+    )
+
+
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:24px;color:#222} h1{font-size:22px} h2{font-size:18px;margin-top:28px}
 table{border-collapse:collapse;font-size:12px;margin:8px 0} td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}
@@ -346,6 +372,8 @@ def folder_plots(scores: list[BenchmarkScore], found: dict[str, list[Curve]]) ->
             if result.peak_utilisation is not None and work is not None:
                 value, peak = result.peak_utilisation
                 svgs.append(utilisation_svg(value, work.ceiling, f"highest run: {value:.1%} of {peak}"))
+            if result.envelope is not None:
+                svgs.append(envelope_svg(*result.envelope))
         plots[path] = [svg for svg in svgs if svg]
     return plots
 
