@@ -140,7 +140,8 @@ def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
     found = [f for f in report.findings if f.rule == "AUD003"]
     assert found and all(f.severity.value == "info" and "upper bound" in f.message for f in found)
     assert hardware.match("NVIDIA A100-SXM4-80GB").low_precision_known  # Ampere: no FP8, BF16 is its best
-    assert not hardware.match("Intel Gaudi2").low_precision_known
+    assert hardware.match("Intel Gaudi2").low_precision_known  # its FP8 peak is sourced
+    assert not hardware.match("NVIDIA Blackwell GPU (B200-SXM-180GB)").low_precision_known  # FP4, not sourced
 
 
 @pytest.mark.sample

@@ -54,14 +54,14 @@ def test_report_of_the_real_sample(cli, sample, tmp_path):
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in text
     assert "<script src" not in text and "<link" not in text  # nothing fetched when opened
     assert text.count('<svg class="plot convergence"') == 15 and text.count('<svg class="plot times"') == 15
-    assert text.count('<svg class="plot utilisation"') == 7  # bert x3 (tinybox_red: no peak), gpt3 x2, llama2 x2
+    assert text.count('<svg class="plot utilisation"') == 8  # bert x4, gpt3 x2, llama2 x2
     # every closed result against the published envelope: all 15 have a bound from v4.0 and v3.1
     assert text.count('<svg class="plot envelope"') == 15 and "of the bound" in text
     assert 'class="rcp-band"' in text and 'class="target"' in text and "FOR004" in text
     dom = render_dom(chromium(), page, tmp_path / "profile")
     drawn = re.search(r'data-plots-drawn="(\d+)"', dom)
     total = re.search(r'data-plots-total="(\d+)"', dom)
-    assert drawn and total and int(total.group(1)) == 52 and drawn.group(1) == total.group(1)
+    assert drawn and total and int(total.group(1)) == 53 and drawn.group(1) == total.group(1)
 
 
 def test_report_refuses_to_write_inside_the_package(cli, fixtures, tmp_path):

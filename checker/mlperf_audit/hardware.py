@@ -3,9 +3,10 @@
 Reference data of the public rule API (`from mlperf_audit import hardware`), shared by the
 plausibility and forensic rules and by the `audit` and `report` commands.
 
-`data/accelerators.json` lists every accelerator that appears in MLPerf Training results v3.1 to
-v5.0 with dense peak BF16, FP8 and INT8 throughput, HBM capacity and bandwidth, scale-up bandwidth
-and TDP, each figure with its source; an unknown figure is null, never a guess.
+`data/accelerators.json` lists every accelerator that appears in MLPerf Training results v1.0 to
+v5.1 (and V100, TPU v3, Gaudi 3 for comparisons) with dense peak BF16, FP8 and INT8 throughput,
+memory capacity and bandwidth, scale-up bandwidth and TDP, each figure with its source; an unknown
+figure is null, never a guess.
 
 The work model gives the training FLOPs per logged convergence unit, where that is meaningful:
 
@@ -52,11 +53,16 @@ class Accelerator:
     tdp_w: float | None
     sources: dict[str, str]
     fp8_supported: bool | None = None  # False: the architecture has no FP8 (Ampere), so BF16 is its best training peak
+    #: True: the architecture has FP4 (Blackwell, CDNA 4), whose peak is not sourced here
+    fp4_supported: bool | None = None
 
     @property
     def low_precision_known(self) -> bool:
-        """Whether an FP8 or INT8 peak is sourced: without one, the best peak may be understated (Gaudi2
-        trained gpt3 in FP8 in v4.0, whose FP8 peak is not sourced here)."""
+        """Whether the best peak is the accelerator's best: an FP8 or INT8 peak is sourced (or it has
+        no FP8) and it has no FP4 whose peak is missing. Without, the best peak may be understated
+        (Gaudi2 trained gpt3 in FP8 in v4.0; Blackwell can train in NVFP4)."""
+        if self.fp4_supported:
+            return False
         return self.fp8_tflops is not None or self.int8_tops is not None or self.fp8_supported is False
 
     def peak(self, precision: str) -> float | None:
@@ -229,6 +235,7 @@ def table() -> tuple[Accelerator, ...]:
             tdp_w=entry["tdp_w"],
             sources=dict(entry.get("sources") or {}),
             fp8_supported=entry.get("fp8_supported"),
+            fp4_supported=entry.get("fp4_supported"),
         )
         for entry in data["accelerators"]
     )

@@ -157,12 +157,17 @@ class Bound:
 def hardware_ratio(accelerator: hardware.Accelerator, other_model: str) -> tuple[float, str] | None:
     """How much faster `accelerator` can be than the reference entry `other_model`: the largest of
     the ratios of the peaks both have and of the memory bandwidths (the generous one: a benchmark
-    may be bound by either)."""
+    may be bound by either); None when not known (an accelerator with FP4, whose FP4 peak is not
+    sourced, is compared with itself only)."""
     other = next((a for a in hardware.table() if a.model == other_model), None)
     if other is None:
         return None
     if other.model == accelerator.model:
         return 1.0, "the same accelerator"
+    if accelerator.fp4_supported:
+        # its FP4 peak is not in the reference: how much faster than another it can be is not known
+        # (GB300 trained llama31_405b 1.6x faster per GPU than GB200 had a round before)
+        return None
     ratios = []
     # like for like: BF16 with BF16, FP8 with FP8; a low precision only one of them has is no
     # measure of what the other could do in the precision the benchmark runs (the FP8 peak of an
