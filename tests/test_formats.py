@@ -36,7 +36,7 @@ def test_sarif_of_the_real_sample_validates(cli, sample):
         assert not uri.startswith("/") and "\\" not in uri
         assert len(sarif_result["partialFingerprints"]["mlperfAudit/v1"]) == 32
     levels = {r["ruleId"]: r["level"] for r in run["results"]}
-    assert levels["FOR004"] == "warning" and levels["AUD001"] == "note"
+    assert levels["FOR004"] == "warning" and levels["REP001"] == "note"
 
 
 def test_sarif_of_fixtures_validates(cli, fixtures):
