@@ -28,7 +28,7 @@ def test_clean_package_passes(cli, fixtures):
     result = cli("check", str(fixtures / "clean"), "--ignore", "EXA")
     assert result.code == 0, result.out
     assert "0 error(s), 0 warning(s)" in result.out and "in 58 result file(s): passed" in result.out
-    assert "results repository: 1 submitter, 1 system, 7 benchmark folders, 58 result files" in result.out
+    assert "results repository: 1 submitter, 2 systems, 7 benchmark folders, 58 result files" in result.out
 
 
 def test_error_exits_1_and_text_report_locates_it(cli, fixtures):

@@ -95,6 +95,17 @@ class Work:
     #: "exact" (above 100% of peak is impossible: AUD002), "an upper bound" or "approximate"
     #: (above the ceiling is no evidence: information only)
     kind: str = "exact"
+    #: The training state the accelerators hold between them, in bytes, where the benchmark fixes
+    #: the model's size (AUD010): parameters x `FULL_TRAINING_BYTES` or `FROZEN_BASE_BYTES`.
+    state_bytes: float | None = None
+
+
+#: Bytes of training state per parameter that Megatron-style mixed-precision Adam keeps on the
+#: accelerators (BF16 weights and gradients, FP32 master weights and two FP32 moments: 2+2+4+4+4),
+#: sharded over every accelerator at best; a LoRA fine-tune keeps its frozen base in FP8 at least
+#: (1 byte). Offloading to the host could lower it; no published run does.
+FULL_TRAINING_BYTES = 16
+FROZEN_BASE_BYTES = 1
 
 
 def _llm_sample(matmul_parameters: float, layers: int, width: int, sequence: int) -> float:
@@ -105,12 +116,19 @@ def _llm_sample(matmul_parameters: float, layers: int, width: int, sequence: int
 
 
 WORK: dict[str, Work] = {
-    "gpt3": Work(1.079e12, "token", "6N + 12·L·d·s per token, N = 175e9, L = 96, d = 12288, s = 2048", 0.60),
+    "gpt3": Work(
+        1.079e12,
+        "token",
+        "6N + 12·L·d·s per token, N = 175e9, L = 96, d = 12288, s = 2048",
+        0.60,
+        state_bytes=175e9 * FULL_TRAINING_BYTES,
+    ),
     "llama2_70b_lora": Work(
         2.78e15,
         "8192-token sample",
         "(4·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 68.71e9, L = 80, d = 8192, s = 8192",
         0.60,
+        state_bytes=68.98e9 * FROZEN_BASE_BYTES,
     ),
     "bert": Work(
         1.1e12,
@@ -128,6 +146,7 @@ WORK: dict[str, Work] = {
         "8192-token sample",
         "(6·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 7.50e9, L = 32, d = 4096, s = 8192",
         0.65,
+        state_bytes=8.03e9 * FULL_TRAINING_BYTES,
     ),
     # 405B: 126 layers of width 16384, FFN 53248, 128 query and 8 key/value heads of 128;
     # Nmm = 126 x (2·16384² + 2·16384·1024 + 3·16384·53248) + 16384·128256 = 403.7e9. Best honest
@@ -137,6 +156,7 @@ WORK: dict[str, Work] = {
         "8192-token sample",
         "(6·Nmm + 12·L·d·s) x 8192 tokens, Nmm = 403.7e9, L = 126, d = 16384, s = 8192",
         0.75,
+        state_bytes=405.9e9 * FULL_TRAINING_BYTES,
     ),
     # ResNet-50 v1.5 at 224x224: 4.1e9 multiply-adds forward (torchvision's 4.09 GMACs; He et al.
     # 2016 give 3.8e9 for v1), 8.2e9 FLOPs; training about 3x forward; an epoch is ImageNet's

@@ -487,6 +487,48 @@ class BeyondHardware(Rule):
                 yield self.finding(verdict.describe(), path=result.path)
 
 
+class StateExceedsMemory(Rule):
+    """The model's training state cannot fit in the described accelerators' memory.
+
+    What it checks: for the benchmarks whose model size is fixed (`hardware.WORK`'s
+    `state_bytes`: gpt3, llama31_8b and llama31_405b trained with mixed-precision Adam at 16 bytes
+    a parameter, BF16 weights and gradients, FP32 master weights and two moments; llama2_70b_lora's
+    frozen 70B base at 1 byte, FP8), that this state, sharded perfectly over every accelerator the
+    system description declares, fits in the memory the hardware reference gives for the
+    accelerator. The published results of v2.1-v5.1 use at most a quarter of it.
+
+    Why it matters: fewer accelerators, or a smaller one, than the run used may be claimed; the
+    training state has to live somewhere.
+
+    Example: gpt3 on "32 x H100-SXM5-80GB": 2.8 TB of state is 87.5 GB per accelerator.
+
+    Offloading the optimizer to the host would lower the need; no published run does, so this is a
+    warning.
+
+    How to fix: correct the accelerator count or model in the system description, or explain the
+    offloading in the submission's notes.
+    """
+
+    code = "AUD010"
+    name = "state-exceeds-memory"
+    summary = "The model's training state cannot fit in the described accelerators' memory."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        work = hardware.WORK.get(result.benchmark)
+        count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
+        if work is None or work.state_bytes is None or not count or accelerator is None or not accelerator.hbm_gb:
+            return
+        per_accelerator = work.state_bytes / count / 1e9
+        if per_accelerator > accelerator.hbm_gb:
+            yield self.finding(
+                f"{result.benchmark}'s training state, {work.state_bytes / 1e12:,.2f} TB, is {per_accelerator:,.1f} GB "
+                f"per accelerator even sharded over all {count}; a {accelerator.model} has {accelerator.hbm_gb:g} GB",
+                path=result.path,
+            )
+
+
 class CrossResultSpeedup(Rule):
     """A result is faster per accelerator than its baseline by more than the hardware supports.
 
@@ -539,6 +581,7 @@ RULES: list[type[Rule]] = [
     CrossResultSpeedup,
     BeyondEnvelope,
     BeyondHardware,
+    StateExceedsMemory,
 ]
 
 

@@ -385,16 +385,17 @@ def test_any_value_in_any_field_is_a_finding(benchmark, changes):
     any system description field, on top of valid runs: `check` and `score` report, never crash."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "Fixture"
+        system_name = "fx_64xh100" if benchmark == "gpt3" else SYSTEM  # gpt3 needs 64 H100s
         shutil.copytree(CLEAN / "systems", root / "systems")
-        shutil.copytree(CLEAN / "results" / SYSTEM / benchmark, root / "results" / SYSTEM / benchmark)
+        shutil.copytree(CLEAN / "results" / system_name / benchmark, root / "results" / system_name / benchmark)
         shutil.copytree(CLEAN / "benchmarks" / benchmark, root / "benchmarks" / benchmark)
-        description = root / "systems" / f"{SYSTEM}.json"
+        description = root / "systems" / f"{system_name}.json"
         system = json.loads(description.read_text())
         for edit in changes:
             if edit[0] == "system":
                 system[edit[1]] = edit[4]
         description.write_text(json.dumps(system))
-        logs = sorted((root / "results" / SYSTEM / benchmark).glob("result_*.txt"))
+        logs = sorted((root / "results" / system_name / benchmark).glob("result_*.txt"))
         for index, log in enumerate(logs):
             records = _records(log)
             for edit in changes:
