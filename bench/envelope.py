@@ -106,7 +106,7 @@ def floors_of(records: list[Record]) -> list[envelope.Floor]:
 
 
 def leave_one_round_out(records: list[Record], floors: list[envelope.Floor]) -> str:
-    published = sorted({r.round for r in records}, key=lambda r: envelope.round_of(r + ".0"))
+    published = envelope.rounds()
     lines = []
     steps: dict[int, float] = {}
     beyond = []
@@ -153,7 +153,7 @@ def forged(record: Record, forgery: str, weaker: str) -> Record:
 
 def detection(records: list[Record], floors: list[envelope.Floor], round_name: str, weaker: str) -> str:
     """Of the round's honest results, how many each forgery puts beyond the bound (earlier rounds only)."""
-    published = sorted({r.round for r in records}, key=lambda r: envelope.round_of(r + ".0"))
+    published = envelope.rounds()
     table: dict[str, dict[str, list[int]]] = {}
     for record in records:
         if record.round != round_name or record.accelerator == weaker:

@@ -120,9 +120,43 @@ def test_a_floor_of_one_submitter_bounds_nothing():
     assert envelope.bounds(found, "4.1.0", "bert", 0.72, ["4.0", "4.1"], (lone,)) == []
     mature = envelope.Floor(**{**vars(lone), "submitters": 2, "accelerator_minutes": 100.0})
     (bound,) = envelope.bounds(found, "4.1.0", "bert", 0.72, ["4.0", "4.1"], (mature,))
-    assert bound.accelerator_minutes == pytest.approx(100.0 / (1.3 * 1.1))
+    assert bound.accelerator_minutes == pytest.approx(100.0 / (1.52 * 1.1))
 
 
 def test_another_quality_target_is_another_benchmark():
     # v1.x's ssd (SSD-ResNet34, mAP 0.23) bounds nothing of v2.0's (RetinaNet, mAP 0.34)
     assert all(f.target != 0.23 for f in envelope.earlier("2.0.0", "ssd", 0.34))
+
+
+def test_gaps_count_the_rounds_not_published_here_yet():
+    # a 6.1 result is two rounds after 5.1 and three after 5.0, whether or not 6.0 is in the data
+    assert {"5.0", "5.1", "6.0", "6.1"} <= set(envelope.rounds())
+    assert envelope.rounds_between("5.1", "6.1.0", envelope.rounds()) == 2
+    assert envelope.rounds_between("5.0", "6.1.0", envelope.rounds()) == 3
+
+
+def test_an_unknown_quality_target_is_bounded_by_nothing():
+    # v1.x's ssd (SSD-ResNet34) and v2.0's (RetinaNet) share a name: a target not known cannot tell them apart
+    assert envelope.earlier("2.0.0", "ssd", None) == []
+
+
+def test_each_floor_of_an_accelerator_gives_its_own_bound_and_the_loosest_is_held():
+    h100 = next(a for a in envelope.hardware.table() if a.model == "H100-SXM5-80GB")
+    old = envelope.Floor("3.1", "bert", 0.72, h100.model, 30.0, 8, 3.75, "A/results/s/bert", submitters=2)
+    new = envelope.Floor("4.0", "bert", 0.72, h100.model, 40.0, 8, 5.0, "B/results/s/bert", submitters=2)
+    found = envelope.Measure(20.0, 2.5, 8, h100)
+    # 3.1's floor is lower, but two rounds of allowance make 4.0's the tighter: 3.1's is held
+    (bound,) = envelope.bounds(found, "4.1.0", "bert", 0.72, envelope.rounds(), (old, new))
+    assert bound.floor is old and bound.gap == 2
+    # a floor three rounds back bounds nothing
+    assert envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (old,)) == []
+
+
+def test_an_fp4_accelerator_beyond_half_the_bound_is_a_warning(sample, tmp_path, host):
+    root, system = _copy(sample, tmp_path, FOLDERS["bert"])
+    _compress(root / FOLDERS["bert"], 8)
+    _edit_system(system, accelerator_model_name="NVIDIA Blackwell GPU (B200-SXM-180GB)")
+    report = check(root, Config(select=RULES, ruleset="training-5.1.0"), host)
+    found = [f for f in report.findings if f.rule in RULES]
+    assert found and all(f.rule == "AUD009" and f.severity.value == "warning" for f in found), found
+    assert all("has FP4, whose peak is not sourced" in f.message for f in found)

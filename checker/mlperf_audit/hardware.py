@@ -197,6 +197,7 @@ def _normal(text: str) -> str:
 _FAMILIES = [
     "gb200",
     "b200",
+    "gh200",  # before h200, which its name contains: a Grace Hopper is not in the reference
     "h200",
     "h100",
     "a100",
@@ -313,9 +314,11 @@ def of_system(description: SystemDescription | None) -> tuple[int | None, Accele
     if description is None or description.data is None:
         return None, None
     try:
-        count: int | None = int(str(description.get("accelerators_per_node"))) * int(
-            str(description.get("number_of_nodes"))
+        per_node, nodes = (
+            int(str(description.get("accelerators_per_node"))),
+            int(str(description.get("number_of_nodes"))),
         )
+        count: int | None = per_node * nodes if per_node > 0 and nodes > 0 else None  # -8 x -1 is no count
     except ValueError:  # not digits, or more of them than int() reads
         count = None
     if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count

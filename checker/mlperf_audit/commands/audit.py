@@ -194,7 +194,8 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
     if rate_new and rate_old and convergence:
         per_acc = than.score_minutes * (than.accelerators or 1) / (faster.score_minutes * (faster.accelerators or 1))
         breakdown = (
-            f"{per_acc:.3f}x per accelerator (recomputed) = {rate_new / rate_old:.3f}x throughput (work per "
+            # three averages (olympic times, per-run rates, trimmed units): the product is close, not exact
+            f"{per_acc:.3f}x per accelerator (recomputed) ~ {rate_new / rate_old:.3f}x throughput (work per "
             f"accelerator per minute {rate_new:,.6g} against {rate_old:,.6g}) x {convergence:.3f}x convergence "
             f"({stc_new:,.6g} against {stc_old:,.6g} units to converge)"
         )

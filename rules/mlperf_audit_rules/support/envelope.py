@@ -22,18 +22,19 @@ round would be; so every published round is checked out of sample (`leave-one-ro
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from mlperf_audit import BenchmarkResult, SystemDescription, hardware
+from mlperf_audit import BenchmarkResult, SystemDescription, hardware, rulesets
 
 #: How much less accelerator time one round of software may need on the same accelerator (the
 #: hardware reference's R2 saw 1.02x-1.26x a round; the largest honest step between consecutive
 #: rounds in v1.0-v5.1 is in `bench/envelope.py`'s leave-one-round-out table), compounded per
 #: round between the floor's round and the result's.
-SOFTWARE_PER_ROUND = 1.3
+SOFTWARE_PER_ROUND = 1.52
 #: Floors older than this many rounds bound nothing: with the software allowance compounded over
 #: more rounds they only loosen the bound (measured: the same published results pass, fewer
 #: forgeries are caught).
@@ -73,14 +74,25 @@ class Measure:
 
 
 def round_of(version: str) -> tuple[int, int]:
-    """ "4.1.0" -> (4, 1)."""
+    """ "4.1.0" -> (4, 1); (0, 0) for what is not a version (it then precedes every round)."""
     parts = version.split(".")
-    return int(parts[0]), int(parts[1])
+    try:
+        return int(parts[0]), int(parts[1])
+    except (IndexError, ValueError):
+        return 0, 0
+
+
+def rounds() -> list[str]:
+    """Every training round the pinned mlperf-logging knows ("1.0" ... "6.1"), in order: the
+    rounds a gap is counted over, published here or not yet."""
+    versions = {name.split("-", 1)[1].rsplit(".", 1)[0] for name in rulesets.SUPPORTED if name.startswith("training-")}
+    return sorted(versions, key=lambda r: round_of(r + ".0"))
 
 
 def olympic_minutes(minutes: list[float], drop: int = 1) -> float | None:
-    """The mean of the run times with the `drop` fastest and slowest left out (all of them when
-    too few remain): the summarizer's olympic mean of the converged runs."""
+    """The mean of the converged runs' times with the `drop` fastest and slowest left out (all of
+    them when too few remain). Unlike the summarizer, failed runs are not counted as the slowest:
+    a result with more failures than it tolerates has no measure (see `measure`)."""
     if not minutes:
         return None
     ordered = sorted(minutes)
@@ -89,12 +101,16 @@ def olympic_minutes(minutes: list[float], drop: int = 1) -> float | None:
 
 
 def measure(result: BenchmarkResult, description: SystemDescription | None, minutes: list[float]) -> Measure | None:
-    """A closed-division result's accelerator-minutes, from its converged runs' `minutes`."""
+    """A closed-division result's accelerator-minutes, from its converged runs' `minutes`; None
+    when more runs failed than olympic scoring tolerates (the result has no score)."""
     if description is None or str(description.get("division") or "").strip().lower() != "closed":
         return None
+    drop = 4 if result.benchmark == "unet3d" else 1  # rulesets.Round.olympic_drop, for every round
+    if len(result.runs) - len(minutes) > drop:
+        return None
     count, accelerator = hardware.of_system(description)
-    mean = olympic_minutes(minutes, 4 if result.benchmark == "unet3d" else 1)
-    if not count or accelerator is None or mean is None or mean <= 0:
+    mean = olympic_minutes(minutes, drop)
+    if not count or accelerator is None or mean is None or not math.isfinite(mean) or mean < 1e-6:
         return None
     return Measure(mean * count, mean, count, accelerator)
 
@@ -118,7 +134,8 @@ def earlier(
 
 
 def _same_target(a: float | None, b: float | None) -> bool:
-    return a is None or b is None or abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
+    """Both known and equal: an unknown target may be another benchmark of the same name."""
+    return a is not None and b is not None and abs(a - b) <= 1e-9 * max(abs(a), abs(b), 1.0)
 
 
 def rounds_between(earlier_round: str, version: str, published: list[str]) -> int:
@@ -203,25 +220,19 @@ def bounds(
     accelerator run with little effort has a high floor, which would bound others too tightly. The
     loosest bound comes from the most efficient use of hardware ever published, and is the one to
     hold a result to."""
-    best: dict[str, Floor] = {}
+    loosest: dict[str, Bound] = {}  # per accelerator, from each of its recent mature floors
     for floor in earlier(version, benchmark, target, entries):
         if floor.submitters < MATURE:
             continue
-        held = best.get(floor.accelerator)
-        if held is None or floor.accelerator_minutes < held.accelerator_minutes:
-            best[floor.accelerator] = floor
-    found_bounds = []
-    for model, floor in best.items():
-        ratio = hardware_ratio(found.accelerator, model)
-        if ratio is None:
-            continue
         gap = rounds_between(floor.round, version, published)
-        if gap > RECENT_ROUNDS:
+        ratio = hardware_ratio(found.accelerator, floor.accelerator)
+        if gap > RECENT_ROUNDS or ratio is None:
             continue
-        found_bounds.append(
-            Bound(floor.accelerator_minutes / ratio[0] / allowance(gap), floor, ratio[0], ratio[1], gap)
-        )
-    return sorted(found_bounds, key=lambda b: b.accelerator_minutes)
+        bound = Bound(floor.accelerator_minutes / ratio[0] / allowance(gap), floor, ratio[0], ratio[1], gap)
+        held = loosest.get(floor.accelerator)
+        if held is None or bound.accelerator_minutes < held.accelerator_minutes:
+            loosest[floor.accelerator] = bound
+    return sorted(loosest.values(), key=lambda b: b.accelerator_minutes)
 
 
 def to_json(entries: list[Floor], note: str) -> str:
@@ -259,8 +270,8 @@ def verdict(
     found = measure(result, description, minutes)
     if found is None:
         return None
-    published = sorted({f.round for f in floors()}, key=lambda r: round_of(r + ".0"))
-    held = bounds(found, version, result.benchmark, target, published)
+    held = bounds(found, version, result.benchmark, target, rounds())
     if not held:
         return None
-    return Verdict(held[0].accelerator_minutes / found.accelerator_minutes, found, held[0])
+    factor = held[0].accelerator_minutes / found.accelerator_minutes
+    return Verdict(factor, found, held[0]) if math.isfinite(factor) else None

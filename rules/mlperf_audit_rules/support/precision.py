@@ -16,12 +16,21 @@ from mlperf_audit import BenchmarkResult, CheckContext, hardware
 
 from . import sources
 
-_TRUTHY = {"1", "true", "yes", "on", "hybrid", "e4m3"}
-#: Active (not commented) text that switches a lower precision on.
+_TRUTHY = {"1", "true", "yes", "on"}
+#: Variables that switch a precision on (NeMo, Transformer Engine and MaxText names); others that
+#: merely mention it (`FP8_AMAX_HISTORY=1`, `DISABLE_FP8=1`) say nothing.
+_SWITCHES = {
+    "FP8": ("FP8", "USE_FP8", "ENABLE_FP8", "FP8_ENABLED", "FP8_TRAINING"),
+    "INT8": ("INT8", "USE_INT8", "ENABLE_INT8", "INT8_TRAINING"),
+}
+#: Active text that switches a lower precision on: MaxText's `quantization=int8`, a `--fp8` flag.
 _TEXT = (
     ("INT8", re.compile(r"\bquantization\s*[=:]\s*['\"]?int8\b|--int8\b|\bint8_training\s*[=:]\s*(?:1|true)\b", re.I)),
-    ("FP8", re.compile(r"--fp8\b(?![-_])|\bfp8\s*[=:]\s*['\"]?(?:1|true|hybrid|e4m3)\b", re.I)),
+    ("FP8", re.compile(r"(?<![\w-])--fp8\b(?![-_])|\bfp8\s*[=:]\s*['\"]?(?:1|true)\b", re.I)),
 )
+#: A shell comment: `#` at the start or after a blank, outside quotes (approximately: enough to
+#: drop `x=1  # --fp8`).
+_COMMENT = re.compile(r"(^|\s)#.*$")
 
 
 @dataclass(frozen=True)
@@ -31,7 +40,9 @@ class Evidence:
 
 
 def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
-    """What the result's launch configuration, traced with certainty, says about its precision."""
+    """What the result's launch configuration, traced with certainty, says about its precision.
+    Where it names several (an `FP8` switch and `quantization=int8`), the one with the higher peak
+    is kept by `peak_for`'s caller: here, INT8 before FP8."""
     submission = sources.submission_of(result.folder, context)
     if submission is None or not submission.source_dirs:
         return None
@@ -39,16 +50,17 @@ def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
     if trace.config is None or trace.certainty is not sources.Certainty.CERTAIN:
         return None
     name = trace.config.entry.path.rsplit("/", 1)[-1]
-    for precision in ("INT8", "FP8"):
-        for variable, assignment in sorted(trace.config.variables.items()):
-            if precision in variable.upper() and assignment.value.strip("'\"").lower() in _TRUTHY:
-                return Evidence(precision, f"{assignment.path.rsplit('/', 1)[-1]} sets {variable}={assignment.value}")
     text = sources.read_text(trace.config.entry) or ""
-    active = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    for precision, pattern in _TEXT:
-        match = pattern.search(active)
-        if match:
-            return Evidence(precision, f"{name} sets {match.group(0).strip()}")
+    active = "\n".join(_COMMENT.sub("", line) for line in text.splitlines())
+    for precision in ("INT8", "FP8"):
+        for variable in _SWITCHES[precision]:
+            assignment = trace.config.variables.get(variable)
+            if assignment is not None and assignment.value.strip("'\"").lower() in _TRUTHY:
+                return Evidence(precision, f"{assignment.path.rsplit('/', 1)[-1]} sets {variable}={assignment.value}")
+        for label, pattern in _TEXT:
+            match = pattern.search(active) if label == precision else None
+            if match:
+                return Evidence(precision, f"{name} sets {match.group(0).strip()}")
     return None
 
 
