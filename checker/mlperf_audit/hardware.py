@@ -346,23 +346,46 @@ SOFTWARE_ACROSS_ROUNDS = 1.3
 MEASUREMENT_MARGIN = 1.10
 
 
+def speedup_ratio(accelerator: Accelerator, other: Accelerator) -> tuple[float, str] | None:
+    """How much faster `accelerator` can be than `other`: the largest of the ratios of the peaks
+    both have (like for like: BF16 with BF16, FP8 with FP8; an H100's FP8 peak is 6.3x an A100's
+    BF16, its BF16 peak 3.2x, and a run in BF16 gains the latter) and of the memory bandwidths (a
+    benchmark may be bound by either); with the reasoning. None when not known: an accelerator
+    with FP4 whose FP4 peak is not sourced is compared with itself only (GB300 trained
+    llama31_405b 1.6x faster per GPU than GB200 had a round before)."""
+    if other.model == accelerator.model:
+        return 1.0, "the same accelerator"
+    if accelerator.fp4_supported:
+        return None
+    ratios = []
+    for mine, theirs, name in (
+        (accelerator.bf16_tflops, other.bf16_tflops, "BF16 peak"),
+        (accelerator.fp8_tflops, other.fp8_tflops, "FP8 peak"),
+        (accelerator.int8_tops, other.int8_tops, "INT8 peak"),
+    ):
+        if mine and theirs:
+            ratios.append((mine / theirs, name))
+    if not ratios and accelerator.best_peak_tflops and other.best_peak_tflops:
+        ratios.append((accelerator.best_peak_tflops / other.best_peak_tflops, "best dense peak"))
+    if accelerator.hbm_tbs and other.hbm_tbs:
+        ratios.append((accelerator.hbm_tbs / other.hbm_tbs, "memory bandwidth"))
+    if not ratios:
+        return None
+    ratio, basis = max(ratios)
+    return ratio, f"{accelerator.model} over {other.model}: {basis} ratio {ratio:.2f}"
+
+
 def speedup_bound(new_name: Any, old_name: Any, software: float) -> tuple[float | None, str]:
     """The largest per-accelerator speedup of accelerator `new_name` over `old_name` that the
-    hardware supports: the larger of the compute and memory-bandwidth ratios, times `software`
-    and the measurement margin; with the reasoning, or why there is none."""
+    hardware supports: `speedup_ratio`, times `software` and the measurement margin; with the
+    reasoning, or why there is none."""
     a, b = match(new_name), match(old_name)
     if a is None or b is None:
         return None, "an accelerator is not in the hardware reference"
-    ratios = []
-    if a.best_peak_tflops and b.best_peak_tflops:
-        ratios.append((a.best_peak_tflops / b.best_peak_tflops, "compute"))
-    if a.hbm_tbs and b.hbm_tbs:
-        ratios.append((a.hbm_tbs / b.hbm_tbs, "memory bandwidth"))
-    if not ratios:
-        return None, f"no peak or bandwidth figures for {a.model} and {b.model}"
-    ratio, basis = max(ratios)
+    found = speedup_ratio(a, b)
+    if found is None:
+        why = "its FP4 peak is not sourced" if a.fp4_supported else "no peak or bandwidth figures for both"
+        return None, f"{a.model} over {b.model}: {why}"
+    ratio, reason = found
     bound = ratio * software * MEASUREMENT_MARGIN
-    return bound, (
-        f"{a.model} over {b.model}: {basis} ratio {ratio:.2f} x software {software:g} x margin "
-        f"{MEASUREMENT_MARGIN:g} = {bound:.2f}"
-    )
+    return bound, f"{reason} x software {software:g} x margin {MEASUREMENT_MARGIN:g} = {bound:.2f}"

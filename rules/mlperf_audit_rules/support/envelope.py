@@ -172,38 +172,10 @@ class Bound:
 
 
 def hardware_ratio(accelerator: hardware.Accelerator, other_model: str) -> tuple[float, str] | None:
-    """How much faster `accelerator` can be than the reference entry `other_model`: the largest of
-    the ratios of the peaks both have and of the memory bandwidths (the generous one: a benchmark
-    may be bound by either); None when not known (an accelerator with FP4, whose FP4 peak is not
-    sourced, is compared with itself only)."""
+    """How much faster `accelerator` can be than the reference entry `other_model`
+    (`hardware.speedup_ratio`)."""
     other = next((a for a in hardware.table() if a.model == other_model), None)
-    if other is None:
-        return None
-    if other.model == accelerator.model:
-        return 1.0, "the same accelerator"
-    if accelerator.fp4_supported:
-        # its FP4 peak is not in the reference: how much faster than another it can be is not known
-        # (GB300 trained llama31_405b 1.6x faster per GPU than GB200 had a round before)
-        return None
-    ratios = []
-    # like for like: BF16 with BF16, FP8 with FP8; a low precision only one of them has is no
-    # measure of what the other could do in the precision the benchmark runs (the FP8 peak of an
-    # H100 is 6.3x an A100's BF16, its BF16 peak 3.2x, and an ssd or bert run gains the latter)
-    for mine, theirs, name in (
-        (accelerator.bf16_tflops, other.bf16_tflops, "BF16 peak"),
-        (accelerator.fp8_tflops, other.fp8_tflops, "FP8 peak"),
-        (accelerator.int8_tops, other.int8_tops, "INT8 peak"),
-    ):
-        if mine and theirs:
-            ratios.append((mine / theirs, name))
-    if not ratios and accelerator.best_peak_tflops and other.best_peak_tflops:
-        ratios.append((accelerator.best_peak_tflops / other.best_peak_tflops, "best dense peak"))
-    if accelerator.hbm_tbs and other.hbm_tbs:
-        ratios.append((accelerator.hbm_tbs / other.hbm_tbs, "memory bandwidth"))
-    if not ratios:
-        return None
-    ratio, basis = max(ratios)
-    return ratio, f"{accelerator.model} over {other.model}: {basis} ratio {ratio:.2f}"
+    return hardware.speedup_ratio(accelerator, other) if other is not None else None
 
 
 def bounds(
