@@ -312,7 +312,8 @@ class SuperlinearScaling(Rule):
     """A larger system of the same submitter and accelerator does more work per accelerator.
 
     What it checks: for each submitter, benchmark and accelerator model with results at several
-    accelerator counts, the work per accelerator per minute (olympic mean of the runs' units per
+    accelerator counts (two systems whose descriptions name only different frameworks are not
+    compared: another framework may count its convergence point in another unit), the work per accelerator per minute (olympic mean of the runs' units per
     minute, divided by the count) of the larger system against the smaller; more than 5% above is
     super-linear (hardware.md R3: honest results stay within 1%, up to 2.6% by convergence luck),
     7% where the two systems are different chassis (other accelerators per node or host
@@ -339,6 +340,12 @@ class SuperlinearScaling(Rule):
         for (submitter, benchmark, model), entries in sorted(groups.items()):
             entries.sort()
             for small, large in zip(entries, entries[1:]):
+                # another framework may log its convergence point in another unit (Google's v1.1
+                # bert, TensorFlow against JAX: 4.8e7x): two systems that name only other ones are
+                # not compared
+                mine, theirs = (self.frameworks(submitter, entry[2], context) for entry in (small, large))
+                if mine and theirs and not mine & theirs:
+                    continue
                 margin = (
                     SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
                 )
@@ -348,6 +355,15 @@ class SuperlinearScaling(Rule):
                         f"of {small[0]} x {model} ({small[2]})",
                         path=large[2],
                     )
+
+    @staticmethod
+    def frameworks(submitter: str, path: str, context: CheckContext) -> set[str]:
+        """The framework families a system description names ("NGC MXNet 23.04, NGC Pytorch 23.04"
+        names mxnet and pytorch), without releases; empty when it names none."""
+        parts = path.split("/")
+        description = context.system_description(submitter, parts[-2]) if len(parts) >= 2 else None
+        text = str(description.get("framework") or "").lower() if description is not None else ""
+        return {family for family in FRAMEWORKS if family in text}
 
     @staticmethod
     def same_chassis(submitter: str, small: str, large: str, context: CheckContext) -> bool:
@@ -362,6 +378,10 @@ class SuperlinearScaling(Rule):
             )
 
         return chassis(small) is not None and chassis(small) == chassis(large)
+
+
+#: Framework families, as a description's `framework` names them.
+FRAMEWORKS = ("tensorflow", "mxnet", "paddle", "mindspore", "jax", "pytorch", "hugectr", "dgl", "tinygrad")
 
 
 #: Each folder's work per accelerator per minute: (submitter, benchmark, accelerator model, count,
