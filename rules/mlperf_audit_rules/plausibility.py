@@ -39,8 +39,8 @@ from mlperf_audit import (
     hardware,
     hookimpl,
 )
-from mlperf_audit_rules.summarizer import RunWork, quality_target, run_work
-from mlperf_audit_rules.support import envelope, precision
+from mlperf_audit_rules.summarizer import RunWork, envelope_verdict, run_work
+from mlperf_audit_rules.support import precision
 
 EXACT_WORK = {benchmark for benchmark, work in hardware.WORK.items() if work.kind == "exact"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
@@ -417,23 +417,6 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
 HARDWARE_FACTOR = 2.0
 
 
-def _envelope(result: BenchmarkResult, context: CheckContext) -> envelope.Verdict | None:
-    """The result against the published envelope (once per result, shared by AUD008 and AUD009)."""
-
-    def compute() -> envelope.Verdict | None:
-        version = context.ruleset.split("-", 1)[1]
-        target = quality_target(version, result.benchmark, "closed")
-        return envelope.verdict(
-            result,
-            context.system_description(result.submitter, result.system),
-            [w.minutes for w in run_work(result, version)],
-            version,
-            target[0] if target else None,
-        )
-
-    return context.memo(result, "plausibility.envelope", compute)
-
-
 class BeyondEnvelope(Rule):
     """A result needed less accelerator time than any earlier published result allows.
 
@@ -469,7 +452,7 @@ class BeyondEnvelope(Rule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        verdict = _envelope(result, context)
+        verdict = envelope_verdict(result, context)
         if verdict is not None and 1.0 < verdict.factor <= HARDWARE_FACTOR:
             yield self.finding(verdict.describe(), path=result.path)
 
@@ -502,7 +485,7 @@ class BeyondHardware(Rule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        verdict = _envelope(result, context)
+        verdict = envelope_verdict(result, context)
         if verdict is not None and verdict.factor > HARDWARE_FACTOR:
             if verdict.measure.accelerator.fp4_supported:  # a switch to FP4 alone may double the speed
                 yield self.finding(

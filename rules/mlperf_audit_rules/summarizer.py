@@ -542,17 +542,28 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         if verdict is not None and verdict.record is not None and verdict.minimum is not None
         else None,
         peak_utilisation=peak_utilisation(result, context, version),
-        envelope=_envelope(result, context, version),
+        envelope=_envelope(result, context),
     )
 
 
-def _envelope(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[float, str] | None:
-    target = quality_target(version, result.benchmark, "closed")
-    found = envelope.verdict(
-        result,
-        context.system_description(result.submitter, result.system),
-        [w.minutes for w in run_work(result, version)],
-        version,
-        target[0] if target else None,
-    )
+def envelope_verdict(result: BenchmarkResult, context: CheckContext) -> envelope.Verdict | None:
+    """`result` against the envelope of the rounds before the checked one, computed once per result
+    and shared by AUD008, AUD009 and the score's `envelope`."""
+
+    def compute() -> envelope.Verdict | None:
+        version = context.ruleset.split("-", 1)[1]
+        target = quality_target(version, result.benchmark, "closed")
+        return envelope.verdict(
+            result,
+            context.system_description(result.submitter, result.system),
+            [w.minutes for w in run_work(result, version)],
+            version,
+            target[0] if target else None,
+        )
+
+    return context.memo(result, "envelope.verdict", compute)
+
+
+def _envelope(result: BenchmarkResult, context: CheckContext) -> tuple[float, str] | None:
+    found = envelope_verdict(result, context)
     return (found.factor, found.describe()) if found is not None else None

@@ -83,3 +83,37 @@ def test_reproduce_never_follows_a_linked_result_folder(tmp_path, cli):
     written = inside / "Fixture" / "written.txt"
     result = cli("reproduce", str(inside / "Fixture/results/fx_8xh100/ssd"), "-o", str(written))
     assert result.code == 2 and not written.exists()
+
+
+LLAMA = "Fixture/benchmarks/llama2_70b_lora/implementations/pytorch/config_fx_8xh100.sh"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "export FP8_AMAX_HISTORY=1\nexport DISABLE_FP8=1\nx=1  # --fp8\n# quantization=int8\n",  # no switch
+        "export FP8=" + "1" * 200_000 + "\n",  # a value of 200 KB
+        "quantization" + " =" * 100_000 + "\n",  # near-matches for the text pattern, one long line
+        "--fp8" * 50_000,  # no newline at all
+        "export FP8=\x00\x1b[31mTrue\n",  # control characters
+    ],
+    ids=["mentions", "huge-value", "near-matches", "one-line", "control"],
+)
+def test_hostile_precision_switches_are_no_evidence_and_no_crash(tmp_path, text):
+    """The configuration a result is traced to names the precision its utilisation is held to
+    (support/precision.py): what merely mentions FP8 or INT8, or is not a switch, is no evidence,
+    and nothing in it makes the check crash or stall."""
+    package = tmp_path / "package"
+    shutil.copytree(FIXTURES / "forged" / "compressed-timestamps", package)
+    config = package / LLAMA
+    config.parent.mkdir(parents=True, exist_ok=True)
+    (config.parent / "train.py").write_text("print('train')\n")
+    config.write_text("export DGXNNODES=1\nexport DGXNGPU=8\n" + text)
+    started = time.monotonic()
+    report = check(package, Config(select=("AUD002", "CHK")), PluginHost())
+    assert time.monotonic() - started < 60
+    assert not [f for f in report.findings if f.rule.startswith("CHK")]
+    (finding,) = [f for f in report.findings if f.rule == "AUD002"]
+    if text.startswith("export FP8_AMAX"):
+        assert "(the best the accelerator offers" in finding.message  # no evidence: the best peak
+    assert "\x1b" not in finding.message

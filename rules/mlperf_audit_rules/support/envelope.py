@@ -26,7 +26,6 @@ import math
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
 
 from mlperf_audit import BenchmarkResult, SystemDescription, hardware, rulesets
 
@@ -209,10 +208,6 @@ def bounds(
 
 def to_json(entries: list[Floor], note: str) -> str:
     return json.dumps({"note": note, "floors": [vars(f) for f in entries]}, indent=1, sort_keys=False) + "\n"
-
-
-def as_dict(floor: Floor) -> dict[str, Any]:
-    return dict(vars(floor))
 
 
 @dataclass(frozen=True)

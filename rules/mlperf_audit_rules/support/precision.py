@@ -24,10 +24,10 @@ _SWITCHES = {
     "INT8": ("INT8", "USE_INT8", "ENABLE_INT8", "INT8_TRAINING"),
 }
 #: Active text that switches a lower precision on: MaxText's `quantization=int8`, a `--fp8` flag.
-_TEXT = (
-    ("INT8", re.compile(r"\bquantization\s*[=:]\s*['\"]?int8\b|--int8\b|\bint8_training\s*[=:]\s*(?:1|true)\b", re.I)),
-    ("FP8", re.compile(r"(?<![\w-])--fp8\b(?![-_])|\bfp8\s*[=:]\s*['\"]?(?:1|true)\b", re.I)),
-)
+_TEXT = {
+    "INT8": re.compile(r"\bquantization\s*[=:]\s*['\"]?int8\b|--int8\b|\bint8_training\s*[=:]\s*(?:1|true)\b", re.I),
+    "FP8": re.compile(r"(?<![\w-])--fp8\b(?![-_])|\bfp8\s*[=:]\s*['\"]?(?:1|true)\b", re.I),
+}
 #: A shell comment: `#` at the start or after a blank, outside quotes (approximately: enough to
 #: drop `x=1  # --fp8`).
 _COMMENT = re.compile(r"(^|\s)#.*$")
@@ -57,10 +57,9 @@ def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
             assignment = trace.config.variables.get(variable)
             if assignment is not None and assignment.value.strip("'\"").lower() in _TRUTHY:
                 return Evidence(precision, f"{assignment.path.rsplit('/', 1)[-1]} sets {variable}={assignment.value}")
-        for label, pattern in _TEXT:
-            match = pattern.search(active) if label == precision else None
-            if match:
-                return Evidence(precision, f"{name} sets {match.group(0).strip()}")
+        match = _TEXT[precision].search(active)
+        if match:
+            return Evidence(precision, f"{name} sets {match.group(0).strip()}")
     return None
 
 

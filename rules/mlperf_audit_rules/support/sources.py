@@ -49,7 +49,7 @@ import math
 import re
 import shlex
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from mlperf_audit import (
     BenchmarkFolder,
@@ -692,8 +692,9 @@ def name_scale(entry: FileEntry) -> Scale:
     return Scale(float(match.group(1)), float(match.group(2))) if match else Scale(None, None)
 
 
-def _selection(implementation: Implementation) -> str:
-    """How the implementation's launch scripts pick a configuration, quoted, when one says."""
+def _launcher_lines(implementation: Implementation) -> Iterator[tuple[str, str]]:
+    """The lines of the implementation's top-level launch scripts (`run.sub`, `*.sh` that are not
+    configurations), stripped, with the script's relative path."""
     for entry in implementation.files:
         name = entry.path.rsplit("/", 1)[-1]
         if "/" in implementation.relative(entry) or not (
@@ -701,8 +702,14 @@ def _selection(implementation: Implementation) -> str:
         ):
             continue
         for line in (read_text(entry) or "").splitlines():
-            if _SOURCE.match(line.strip()) and "config" in line and "$" in line:
-                return f"{implementation.relative(entry)}: {line.strip()[:120]}"
+            yield implementation.relative(entry), line.strip()
+
+
+def _selection(implementation: Implementation) -> str:
+    """How the implementation's launch scripts pick a configuration, quoted, when one says."""
+    for script, line in _launcher_lines(implementation):
+        if _SOURCE.match(line) and "config" in line and "$" in line:
+            return f"{script}: {line[:120]}"
     return ""
 
 
@@ -710,18 +717,12 @@ def _launcher_sourced(implementation: Implementation) -> dict[str, str]:
     """The configurations the launch scripts source by a literal name (Clemson's run.sub:
     `source config_DGXH100_8x8x72x1.sh`), by file name, with the line that sources it."""
     found: dict[str, str] = {}
-    for entry in implementation.files:
-        name = entry.path.rsplit("/", 1)[-1]
-        if "/" in implementation.relative(entry) or not (
-            name.endswith((".sub", ".sh")) and not CONFIG_NAMES.match(name)
-        ):
+    for script, line in _launcher_lines(implementation):
+        match = _SOURCE.match(line)
+        if match is None or "$" in match.group(1):
             continue
-        for line in (read_text(entry) or "").splitlines():
-            match = _SOURCE.match(line.strip())
-            if match is None or "$" in match.group(1):
-                continue
-            word = match.group(1).split()[0].strip("'\"")
-            found.setdefault(word.rsplit("/", 1)[-1], f"{implementation.relative(entry)}: {line.strip()[:120]}")
+        word = match.group(1).split()[0].strip("'\"")
+        found.setdefault(word.rsplit("/", 1)[-1], f"{script}: {line[:120]}")
     return found
 
 
