@@ -18,7 +18,9 @@ import math
 import os
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal
+
+import msgspec
 
 from .cache import ParseCache, Parsed
 from .model import Issue, Launch, LogEvent, Problem, Run, open_binary
@@ -90,6 +92,79 @@ class _RecordFlags:
     def __init__(self) -> None:
         self.non_finite: list[str] = []
         self.duplicate_keys: list[str] = []
+
+
+class _Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A record as mllog writes it: the fast path's schema. Every field is required and no other is
+    allowed, so anything unusual fails to decode and takes the tolerant path."""
+
+    key: str
+    value: Any
+    time_ms: int | float
+    event_type: Literal["INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"]
+    namespace: str
+    metadata: dict[str, Any]
+
+
+#: msgspec's compiled decoder agrees with `json.loads` on every value it accepts (big integers
+#: included, `tests/test_parser_fast.py`) and refuses, rather than reads differently, what the
+#: tolerant path reports: NaN and Infinity, numbers that overflow a float, lone surrogates,
+#: invalid UTF-8. It keeps the last of duplicate names silently, which `_members` detects.
+_decode_record = msgspec.json.Decoder(_Record).decode
+#: A member name's closing quote and its colon, with any whitespace JSON allows between them.
+_RECORD_FIELDS = len(_Record.__struct_fields__)
+
+
+def _members(value: Any) -> int:
+    """How many object members `value` holds, at every depth."""
+    if type(value) is dict:
+        count = len(value)
+        for item in value.values():
+            if type(item) is dict or type(item) is list:
+                count += _members(item)
+        return count
+    if type(value) is list:
+        count = 0
+        for item in value:
+            if type(item) is dict or type(item) is list:
+                count += _members(item)
+        return count
+    return 0
+
+
+def _fast_event(payload: bytes, path: str, lineno: int) -> LogEvent | None:
+    """The event of a record that mllog could have written, decoded at C speed; None for anything
+    else, which the tolerant path then reads and reports exactly as before."""
+    try:
+        record = _decode_record(payload)
+    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+        return None
+    time_ms = record.time_ms
+    if not record.key or (type(time_ms) is int and not -MAX_EXACT_INT <= time_ms <= MAX_EXACT_INT):
+        return None
+    # Every member name is followed by one colon outside a string, so the colons counted are at
+    # least the names written, which are at least the names decoded: equal counts leave no room for
+    # a repeated name. (A colon inside a string only sends the record to the tolerant path.)
+    metadata = record.metadata
+    braces = payload.count(b"{")
+    if braces == 2 and b"[" not in payload:  # the record and its metadata: nothing else can hold a member
+        decoded = _RECORD_FIELDS + len(metadata)
+    elif braces + payload.count(b"[") > MAX_JSON_DEPTH:  # the tolerant path measures the depth
+        return None
+    else:
+        decoded = _RECORD_FIELDS + _members(metadata) + _members(record.value)
+    if payload.count(b":") != decoded:
+        return None
+    return LogEvent(
+        record.key,
+        record.value,
+        float(time_ms),
+        record.event_type,
+        record.namespace,
+        MappingProxyType(metadata),
+        path,
+        lineno,
+    )
 
 
 def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
@@ -191,9 +266,9 @@ def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[st
                 hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
             )
             return Run(display_path, (), sink.finish(), size, 0, **context)
-        stream.seek(0)
+        data = head + stream.read(MAX_FILE_BYTES + 1 - len(head))
         launches: list[Launch] = []
-        line_count = _parse_stream(stream, display_path, events, sink, launches)
+        line_count = _parse_data(data, display_path, events, sink, launches)
     except OSError as error:
         return _unreadable(sink, error, events, display_path, size, line_count, context)
     # rounds 0.5 and 0.6 logged `:::MLL <time> <key>: <json>`, which no supported round reads
@@ -267,36 +342,66 @@ def _too_large(display_path: str, size: int, context: dict[str, Any]) -> Run:
     return Run(display_path, (), sink.finish(), size, 0, **context)
 
 
-def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink, launches: list[Launch]) -> int:
-    flags = _RecordFlags()
-    decode = _make_decoder(flags)
-    lineno = 0
-    consumed = 0
-    # Whole lines, at C speed: the caller has checked the file's size, so no line can be longer
-    # than MAX_FILE_BYTES, and `consumed` stops a file that grows while it is read.
-    for raw in stream:
-        lineno += 1
-        consumed += len(raw)
-        if consumed > MAX_FILE_BYTES:
-            sink.add(
-                Problem.TOO_LARGE,
-                f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; the rest is not read",
-                lineno,
-            )
-            break
-        if len(raw) > MAX_LINE_BYTES:
-            sink.add(
-                Problem.LINE_TOO_LONG,
-                f"line is longer than {MAX_LINE_BYTES >> 20} MiB; not parsed",
-                lineno,
-                hint="A log line this long is not MLLOG output; remove it or the data dumped into it.",
-            )
-            continue
-        start = raw.rfind(TOKEN)
-        if start < 0:
-            if not launches and (at := raw.find(LAUNCH_TOKEN)) >= 0 and (launch := _launch(raw, at)) is not None:
-                launches.append(launch)
-            continue
+def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink, launches: list[Launch]) -> int:
+    """Reads the records of a whole file; returns its physical line count.
+
+    Most lines of a result log are not records (a framework's output), so the scan jumps from one
+    `:::MLLOG ` token to the next at C speed instead of visiting every line; a file that holds a
+    line too long to parse, or that grew past the limit while it was read, takes the line-by-line
+    path, which reports those."""
+    if len(data) > MAX_FILE_BYTES or (
+        len(data) > MAX_LINE_BYTES and max(map(len, data.split(b"\n"))) >= MAX_LINE_BYTES
+    ):
+        return _parse_stream(io.BytesIO(data), path, events, sink, launches)
+    _find_launch(data, launches)
+    reader = _Reader(path, events, sink)
+    lineno = 1  # of the line that starts at `counted`
+    counted = 0
+    at = data.find(TOKEN)
+    while at >= 0:
+        line_start = data.rfind(b"\n", counted, at) + 1 or counted
+        lineno += data.count(b"\n", counted, line_start)
+        counted = line_start
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        last = data.rfind(TOKEN, at, end)
+        payload = data[last + len(TOKEN) : end].rstrip(b"\r")
+        event = _fast_event(payload, path, lineno) if last == at else None
+        if event is not None:
+            events.append(event)
+        else:
+            reader.record(data[line_start : end + 1], last - line_start, lineno)
+        at = data.find(TOKEN, end)
+    return data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+
+
+def _find_launch(data: bytes, launches: list[Launch]) -> None:
+    """The first `:::DLPAL` line that is not also an MLLOG record."""
+    at = data.find(LAUNCH_TOKEN)
+    while at >= 0:
+        line_start = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        raw = data[line_start : end + 1]
+        if TOKEN not in raw and (launch := _launch(raw, at - line_start)) is not None:
+            launches.append(launch)
+            return
+        at = data.find(LAUNCH_TOKEN, end)
+
+
+class _Reader:
+    """The tolerant path: reads one record line as `json.loads` does and reports every problem."""
+
+    def __init__(self, path: str, events: list[LogEvent], sink: _IssueSink) -> None:
+        self.path = path
+        self.events = events
+        self.sink = sink
+        self.flags = _RecordFlags()
+        self.decode = _make_decoder(self.flags)
+
+    def record(self, raw: bytes, start: int, lineno: int) -> None:
+        """The record after the `:::MLLOG ` token at `start` of the physical line `raw`."""
+        sink, flags = self.sink, self.flags
         if raw.find(TOKEN) != start:
             sink.add(
                 Problem.SEVERAL_RECORDS,
@@ -320,7 +425,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
         flags.non_finite.clear()
         flags.duplicate_keys.clear()
         try:
-            record = decode(text)
+            record = self.decode(text)
         except RecursionError:
             sink.add(
                 Problem.TOO_DEEP,
@@ -328,7 +433,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
                 lineno,
                 hint=_DEEP_HINT,
             )
-            continue
+            return
         except ValueError as error:
             message = getattr(error, "msg", str(error))
             position = getattr(error, "pos", None)
@@ -347,7 +452,7 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
                     lineno,
                     hint="Each ':::MLLOG' line must carry exactly one JSON object, as mllog writes it.",
                 )
-            continue
+            return
         # a line with few brackets cannot nest deeply: only the rare others are measured
         if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
             sink.add(
@@ -356,10 +461,41 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
                 lineno,
                 hint=_DEEP_HINT,
             )
-            continue
-        event = _to_event(record, flags, path, lineno, sink)
+            return
+        event = _to_event(record, flags, self.path, lineno, sink)
         if event is not None:
-            events.append(event)
+            self.events.append(event)
+
+
+def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _IssueSink, launches: list[Launch]) -> int:
+    """The line-by-line path, for a file with a line too long to parse or one that grows while read."""
+    reader = _Reader(path, events, sink)
+    lineno = 0
+    consumed = 0
+    for raw in stream:
+        lineno += 1
+        consumed += len(raw)
+        if consumed > MAX_FILE_BYTES:
+            sink.add(
+                Problem.TOO_LARGE,
+                f"file grew past the {MAX_FILE_BYTES >> 20} MiB limit while read; the rest is not read",
+                lineno,
+            )
+            break
+        if len(raw) > MAX_LINE_BYTES:
+            sink.add(
+                Problem.LINE_TOO_LONG,
+                f"line is longer than {MAX_LINE_BYTES >> 20} MiB; not parsed",
+                lineno,
+                hint="A log line this long is not MLLOG output; remove it or the data dumped into it.",
+            )
+            continue
+        start = raw.rfind(TOKEN)
+        if start < 0:
+            if not launches and (at := raw.find(LAUNCH_TOKEN)) >= 0 and (launch := _launch(raw, at)) is not None:
+                launches.append(launch)
+            continue
+        reader.record(raw, start, lineno)
     return lineno
 
 
