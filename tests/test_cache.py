@@ -226,6 +226,56 @@ def test_a_shipped_rcp_reference_is_the_official_one(version, benchmark):
         assert rcp.interpolated(version, benchmark, middle) is rcp.interpolated(version, benchmark, middle)
 
 
+def test_the_t_test_stand_in_is_scipy_stats_bit_for_bit(monkeypatch):
+    """The RCP interpolation's t-tests, computed from scipy.special instead of importing
+    scipy.stats, give the same bits: on every call the official interpolation makes for every
+    shipped round (each midpoint between two pruned RCPs) and on random statistics."""
+    import random
+
+    import numpy as np
+    import scipy
+    import scipy.stats
+
+    real = scipy.stats
+    stand_in = rcp._ScipyStatsOnDemand("scipy.stats")
+    calls: list[tuple] = []
+
+    class Recording:
+        def ttest_ind_from_stats(self, *args, **kwargs):
+            calls.append((args, kwargs))
+            return real.ttest_ind_from_stats(*args, **kwargs)
+
+    def midpoints(checker):
+        records = sorted(checker.pruned_rcp_data.values(), key=lambda r: r["BS"])
+        return [(low, high) for low, high in zip(records, records[1:]) if high["BS"] - low["BS"] >= 2]
+
+    for version, benchmark in rcp_cases():
+        checker = rcp.reference(version, benchmark)
+        for low, high in midpoints(checker):
+            middle = (low["BS"] + high["BS"]) // 2
+            monkeypatch.setattr(scipy, "stats", Recording())
+            _, by_scipy_stats = checker._create_interp_rcp(middle, low, high)
+            monkeypatch.setattr(scipy, "stats", stand_in)
+            _, by_stand_in = checker._create_interp_rcp(middle, low, high)
+            assert typed(by_stand_in) == typed(by_scipy_stats), (version, benchmark, middle)
+    assert len(calls) > 1000
+    generator = random.Random(7)
+    for _ in range(3000):
+        std = np.float64(generator.choice([0.0, generator.uniform(0, 10)]))
+        calls.append(
+            (
+                (np.float64(generator.uniform(0, 100)), std, generator.randint(1, 40))
+                + (np.float64(generator.uniform(0, 100)), std, generator.randint(1, 40)),
+                {"equal_var": True},
+            )
+        )
+    with np.errstate(all="ignore"):
+        for args, kwargs in calls:
+            assert typed(list(stand_in.ttest_ind_from_stats(*args, **kwargs))) == typed(
+                list(real.ttest_ind_from_stats(*args, **kwargs))
+            ), args
+
+
 def test_rcp_data_of_another_mlperf_logging_is_not_used(monkeypatch):
     rcp._shipped.cache_clear()
     rcp.reference.cache_clear()

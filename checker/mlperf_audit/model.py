@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeVar
 
 from .safety import visible
 
@@ -126,6 +126,9 @@ class Issue:
 
 
 _RESULT_INDEX = re.compile(r"result_(\d+)\.txt$")
+#: The key of a run's events grouped by key, among what `Run.cached` keeps.
+_BY_KEY = object()
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +144,8 @@ class Run:
     system: str | None = None
     benchmark: str | None = None
     launch: Launch | None = None  # what the launcher printed before the run, if it did
+    #: What `cached` computed from the events (the run is immutable, so it never goes stale).
+    _derived: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -151,14 +156,30 @@ class Run:
         match = _RESULT_INDEX.search(self.name)
         return int(match.group(1)) if match else None
 
+    def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()` once per run and `key`: what several rules derive from the same events
+        (a convergence point, a time-to-train) is computed once. The value must be immutable."""
+        try:
+            value: T = self._derived[key]
+        except KeyError:
+            value = self._derived[key] = compute()
+        return value
+
+    def _by_key(self) -> dict[str, tuple[LogEvent, ...]]:
+        index: dict[str, tuple[LogEvent, ...]] | None = self._derived.get(_BY_KEY)
+        if index is None:
+            grouped: dict[str, list[LogEvent]] = {}
+            for event in self.events:
+                grouped.setdefault(event.key, []).append(event)
+            index = self._derived[_BY_KEY] = {key: tuple(events) for key, events in grouped.items()}
+        return index
+
     def all(self, key: str) -> tuple[LogEvent, ...]:
-        return tuple(event for event in self.events if event.key == key)
+        return self._by_key().get(key, ())
 
     def first(self, key: str) -> LogEvent | None:
-        for event in self.events:
-            if event.key == key:
-                return event
-        return None
+        events = self._by_key().get(key)
+        return events[0] if events else None
 
     def value(self, key: str, default: Any = None) -> Any:
         event = self.first(key)

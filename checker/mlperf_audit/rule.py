@@ -14,6 +14,7 @@ a tree rule compares across folders).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from dataclasses import dataclass, field
@@ -208,17 +209,11 @@ class Rule:
 
     @classmethod
     def fix_hint(cls) -> str | None:
-        if cls.hint:
-            return cls.hint
-        match = _HOW_TO_FIX.search(cls.doc())
-        if not match:
-            return None
-        text = " ".join(match.group(1).split())
-        return text[:1].upper() + text[1:]
+        return cls.hint or _hint_of(cls.__doc__ or "")
 
     @classmethod
     def doc(cls) -> str:
-        return inspect.cleandoc(cls.__doc__ or "")
+        return _cleaned(cls.__doc__ or "")
 
     @classmethod
     def applies_to(cls, ruleset: str) -> bool:
@@ -237,6 +232,21 @@ class Rule:
             "produced_by": cls.produced_by,
             "doc": cls.doc(),
         }
+
+
+@functools.cache
+def _cleaned(docstring: str) -> str:
+    return inspect.cleandoc(docstring)
+
+
+@functools.cache
+def _hint_of(docstring: str) -> str | None:
+    """The 'How to fix:' paragraph of a docstring (every finding without a hint of its own quotes it)."""
+    match = _HOW_TO_FIX.search(_cleaned(docstring))
+    if not match:
+        return None
+    text = " ".join(match.group(1).split())
+    return text[:1].upper() + text[1:]
 
 
 class IssueRule(Rule):

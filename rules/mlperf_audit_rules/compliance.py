@@ -81,9 +81,10 @@ DEAD_CHECKS = {
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class LogLine:
-    """What the YAML expressions call `ll` (official `mlp_parser.LogLine`); `lineno` is physical."""
+    """What the YAML expressions call `ll` (official `mlp_parser.LogLine`); `lineno` is physical.
+    The metadata in `value` is the event's read-only mapping: no official expression writes to it."""
 
     full_string: str
     timestamp: float
@@ -524,7 +525,7 @@ def interpret(run: Run, version: str) -> list[Message]:
     """The surviving official messages for one run, as the official checker would leave them."""
     keys = _keys_of_round(version)
     loglines = [
-        LogLine("", e.time_ms, e.key, {"value": e.value, "metadata": dict(e.metadata)}, e.line)
+        LogLine("", e.time_ms, e.key, {"value": e.value, "metadata": e.metadata}, e.line)
         for e in run.events
         if e.key in keys
     ]

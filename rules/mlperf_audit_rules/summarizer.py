@@ -68,6 +68,10 @@ RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot 
 
 def time_to_train_ms(run: Run) -> float | None:
     """Milliseconds between run_start and run_stop, read as `_query_run_start_stop` reads them."""
+    return run.cached("summarizer.time_to_train_ms", lambda: _time_to_train_ms(run))
+
+
+def _time_to_train_ms(run: Run) -> float | None:
     start = stop = None
     for event in run.events:
         if event.key == "run_start":
