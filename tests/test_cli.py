@@ -254,3 +254,24 @@ def test_one_run_that_did_not_converge_is_information(cli, fixtures):
     (finding,) = json.loads(result.out)["findings"]
     assert finding["rule"] == "EVT007" and finding["severity"] == "info"
     assert "tolerated: the run did not converge" in finding["message"]
+
+
+def test_check_score_gives_findings_and_scores_from_one_parse(cli, fixtures, tmp_path, monkeypatch):
+    """`check --score`: the findings of `check` and the scores of `score`, reading each log once."""
+    from mlperf_audit import engine
+
+    target = str(fixtures / "clean")
+    plain = json.loads(cli("check", target, "--format", "json", "--no-cache", "-j", "1").out)
+    scored = json.loads(cli("score", target, "--format", "json", "--no-cache", "-j", "1").out)
+    parsed: list[str] = []
+    real = engine.parse_log
+    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    both = json.loads(cli("check", target, "--format", "json", "--score", "--no-cache", "-j", "1").out)
+    assert sorted(parsed) == sorted(set(parsed)) and len(parsed) == plain["target"]["result_files"]
+    assert {k: v for k, v in both.items() if k != "scores"} == plain
+    assert both["scores"] == scored["results"] and scored["results"]
+    text = cli("check", target, "--score", "--no-cache", "-j", "1").out
+    assert "scores:" in text and scored["results"][0]["benchmark"] in text.split("scores:")[1]
+    markdown = cli("check", target, "--score", "--format", "markdown", "--no-cache", "-j", "1").out
+    assert "<b>scores</b>" in markdown
+    assert "scores" not in cli("check", target, "--format", "markdown", "--no-cache", "-j", "1").out.lower()

@@ -63,11 +63,14 @@ def check(
     progress: Any = None,
     submitters: Iterable[str] | None = None,
     jobs: int = 1,
+    *,
+    score: bool = False,
 ) -> Report:
     """Checks PATH (only the named submitters of a results repository, if given) and returns the
-    report. Raises TargetError, PluginError or SelectionError (each an exit code 2 on the command
-    line); never raises for the package's content."""
-    return review(path, config, host, progress, submitters, jobs).report
+    report, with every benchmark folder's score from the same parse if `score`. Raises TargetError,
+    PluginError or SelectionError (each an exit code 2 on the command line); never raises for the
+    package's content."""
+    return review(path, config, host, progress, submitters, jobs, score=score, scores_in_report=score).report
 
 
 @dataclass(frozen=True)
@@ -89,9 +92,11 @@ def review(
     *,
     score: bool = False,
     collect: Collect | None = None,
+    scores_in_report: bool = False,
 ) -> Review:
     """`check`, and with `score` the scores, and with `collect` what it returns for each benchmark
-    folder: all from one discovery and one parse of each log (what `audit` and `report` need)."""
+    folder: all from one discovery and one parse of each log (what `audit` and `report` need).
+    With `scores_in_report` the report carries the scores too, so every format shows them (`check --score`)."""
     config = config or Config()
     host = host or PluginHost()
     tree = discover(path)
@@ -122,6 +127,7 @@ def review(
         rules=tuple(host.rules),
         checked=tuple(outcome.checked),
         processes=len(outcome.processes),
+        scores=tuple(outcome.scores) if scores_in_report else (),
     )
     return Review(report, tuple(outcome.scores), outcome.collected)
 

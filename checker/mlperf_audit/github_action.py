@@ -216,7 +216,8 @@ def run() -> int:
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
         try:
-            report: Report = check(root, config, host, submitters=submitters)
+            # one parse for the findings and the summary's scores, in a process per core
+            report: Report = check(root, config, host, submitters=submitters, jobs=os.cpu_count() or 1, score=True)
             sys.stdout.write(render_github(report))
             for name in strays:
                 folder = visible(name if root == "." else f"{root}/{name}")

@@ -14,6 +14,7 @@ from .config import Config
 from .model import Finding, Severity, Tree
 from .rule import ENGINE, Rule
 from .safety import visible, visible_data
+from .scores import BenchmarkScore
 
 SCHEMA_VERSION = 1
 
@@ -113,6 +114,7 @@ class Report:
     rules: tuple[type[Rule], ...] = ()  # the registered rule classes, for formats that describe rules
     checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
     processes: int = 1  # how many processes checked benchmark folders
+    scores: tuple[BenchmarkScore, ...] = ()  # every benchmark folder's score, in folder order (`check --score`)
 
     def __post_init__(self) -> None:
         # Done once here, so that every format, a plugin's included, receives findings that cannot
@@ -181,5 +183,6 @@ class Report:
                 "findings": [finding.to_dict() for finding in self.findings],
                 "summary": self.summary,
                 "exit_code": self.exit_code,
+                **({"scores": [score.to_dict() for score in self.scores]} if self.scores else {}),
             }
         )

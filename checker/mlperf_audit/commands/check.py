@@ -68,6 +68,12 @@ def add_command(commands: Any) -> None:
         help="check benchmark folders in N processes (default: the number of cores); "
         "the report is the same whatever N is",
     )
+    parser.add_argument(
+        "--score",
+        action="store_true",
+        help="also score every benchmark folder (as `score` does), from the same parse: "
+        "in the text, JSON and Markdown reports",
+    )
     parser.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
     parser.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
     parser.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
@@ -117,7 +123,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         extra.append((host.formats[name], path))
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    report = check(target, config, host, progress=progress(args), jobs=args.jobs)
+    report = check(target, config, host, progress=progress(args), jobs=args.jobs, score=args.score)
     write(fmt.render(report), args.output, [target])
     if args.write_baseline:
         write(waivers.baseline_document(report.findings), args.write_baseline, [target])

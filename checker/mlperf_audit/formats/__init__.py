@@ -14,6 +14,7 @@ from typing import Callable
 
 from tabulate import tabulate
 
+from .. import scores
 from ..markers import hookimpl
 from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
@@ -71,6 +72,8 @@ def render_text(report: Report) -> str:
     }[report.exit_code]
     if report.exit_code == 0 and report.config.fail_on == "never":
         verdict = "exit 0 (--fail-on never)"
+    if report.scores:
+        lines += ["", "scores:", scores.render_text(list(report.scores)).rstrip("\n")]
     lines += [
         "",
         f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info "

@@ -248,8 +248,39 @@ def render_markdown(report: Report) -> str:
             break
         parts.append(section)
         used += size
+    if report.scores and not truncated:
+        section = _markdown_scores(report)
+        if used + len(section.encode()) > MARKDOWN_LIMIT:
+            truncated = True
+        else:
+            parts.append(section)
     if truncated:
         parts.append(
             "\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are complete._"
         )
     return "\n".join(parts) + "\n"
+
+
+def _markdown_scores(report: Report) -> str:
+    """The scores table of `check --score` (the Action's summary), from the same parse as the findings."""
+    rows = [
+        [
+            markdown_text(score.submitter or "-"),
+            markdown_text(score.system or "-"),
+            markdown_text(score.benchmark),
+            markdown_text(score.division or "-"),
+            markdown_text(
+                f"{score.system_info.get('accelerators_count', '?')} x {score.system_info.get('accelerator_model_name', '?')}"
+            ),
+            f"{sum(1 for run in score.runs if run.counted)}/{len(score.runs)}",
+            "-" if score.score_minutes is None else f"{score.score_minutes:.3f}",
+        ]
+        for score in report.scores
+    ]
+    table = tabulate(
+        rows,
+        headers=["submitter", "system", "benchmark", "division", "accelerators", "runs converged", "score (min)"],
+        tablefmt="github",
+        disable_numparse=True,
+    )
+    return f"\n<details><summary><b>scores</b>: {len(rows)} benchmark result(s)</summary>\n\n{table}\n\n</details>"
