@@ -103,7 +103,8 @@ class _Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     time_ms: int | float
     event_type: Literal["INTERVAL_START", "INTERVAL_END", "POINT_IN_TIME"]
     namespace: str
-    metadata: dict[str, Any]
+    #: Flat, as mllog writes it; the rare metadata holding an array or object takes the tolerant path.
+    metadata: dict[str, str | int | float | bool | None]
 
 
 #: msgspec's compiled decoder agrees with `json.loads` on every value it accepts (big integers
@@ -132,39 +133,61 @@ def _members(value: Any) -> int:
     return 0
 
 
-def _fast_event(payload: bytes, path: str, lineno: int) -> LogEvent | None:
-    """The event of a record that mllog could have written, decoded at C speed; None for anything
-    else, which the tolerant path then reads and reports exactly as before."""
-    try:
-        record = _decode_record(payload)
-    except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
-        return None
-    time_ms = record.time_ms
-    if not record.key or (type(time_ms) is int and not -MAX_EXACT_INT <= time_ms <= MAX_EXACT_INT):
-        return None
-    # Every member name is followed by one colon outside a string, so the colons counted are at
-    # least the names written, which are at least the names decoded: equal counts leave no room for
-    # a repeated name. (A colon inside a string only sends the record to the tolerant path.)
-    metadata = record.metadata
-    braces = payload.count(b"{")
-    if braces == 2 and b"[" not in payload:  # the record and its metadata: nothing else can hold a member
-        decoded = _RECORD_FIELDS + len(metadata)
-    elif braces + payload.count(b"[") > MAX_JSON_DEPTH:  # the tolerant path measures the depth
-        return None
-    else:
-        decoded = _RECORD_FIELDS + _members(metadata) + _members(record.value)
-    if payload.count(b":") != decoded:
-        return None
-    return LogEvent(
-        record.key,
-        record.value,
-        float(time_ms),
-        record.event_type,
-        record.namespace,
-        MappingProxyType(metadata),
-        path,
-        lineno,
-    )
+def _fast_events(payloads: list[bytes | None], lines: list[int], path: str) -> list[LogEvent | None]:
+    """The events of the records (one payload per record line; None: not for the fast path) that
+    mllog could have written, decoded at C speed; None for anything else, which the tolerant path
+    then reads and reports exactly as before."""
+    records: list[_Record | None] = []
+    for payload in payloads:
+        try:
+            records.append(None if payload is None else _decode_record(payload))
+        except (msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError
+            records.append(None)
+    # Every member name is followed by one colon outside a string, so a record's colons are at least
+    # the names written, which are at least the names decoded: equal counts leave no room for a
+    # repeated name, which msgspec would keep silently (the last one). Over the whole file first,
+    # as each record's count is at least its own: equal sums mean equal counts.
+    decoded = [_decoded_members(record) for record in records]
+    everywhere = sum(decoded) == sum(payload.count(b":") for payload in payloads if payload is not None)
+    events: list[LogEvent | None] = []
+    for payload, record, members, lineno in zip(payloads, records, decoded, lines):
+        if (
+            record is None
+            or not record.key
+            or (type(record.time_ms) is int and not -MAX_EXACT_INT <= record.time_ms <= MAX_EXACT_INT)
+            or (type(record.value) in _NESTED and not _shallow(payload))  # type: ignore[arg-type]
+            or (not everywhere and payload.count(b":") != members)  # type: ignore[union-attr]
+        ):
+            events.append(None)
+            continue
+        events.append(
+            LogEvent(
+                record.key,
+                record.value,
+                float(record.time_ms),
+                record.event_type,
+                record.namespace,
+                MappingProxyType(record.metadata),
+                path,
+                lineno,
+            )
+        )
+    return events
+
+
+_NESTED = (dict, list)
+
+
+def _decoded_members(record: _Record | None) -> int:
+    if record is None:
+        return 0
+    value = record.value
+    return _RECORD_FIELDS + len(record.metadata) + (_members(value) if type(value) in _NESTED else 0)
+
+
+def _shallow(payload: bytes) -> bool:
+    """Whether a record cannot nest deeper than MAX_JSON_DEPTH (else the tolerant path measures it)."""
+    return payload.count(b"[") + payload.count(b"{") <= MAX_JSON_DEPTH
 
 
 def _make_decoder(flags: _RecordFlags) -> Callable[[str], Any]:
@@ -349,12 +372,12 @@ def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink
     `:::MLLOG ` token to the next at C speed instead of visiting every line; a file that holds a
     line too long to parse, or that grew past the limit while it was read, takes the line-by-line
     path, which reports those."""
-    if len(data) > MAX_FILE_BYTES or (
-        len(data) > MAX_LINE_BYTES and max(map(len, data.split(b"\n"))) >= MAX_LINE_BYTES
-    ):
+    if len(data) > MAX_FILE_BYTES or _may_hold_a_long_line(data):
         return _parse_stream(io.BytesIO(data), path, events, sink, launches)
     _find_launch(data, launches)
-    reader = _Reader(path, events, sink)
+    found: list[tuple[int, int, int]] = []  # (line start, line end, last token) of each record line
+    lines: list[int] = []
+    payloads: list[bytes | None] = []
     lineno = 1  # of the line that starts at `counted`
     counted = 0
     at = data.find(TOKEN)
@@ -365,14 +388,30 @@ def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
         last = data.rfind(TOKEN, at, end)
-        payload = data[last + len(TOKEN) : end].rstrip(b"\r")
-        event = _fast_event(payload, path, lineno) if last == at else None
+        found.append((line_start, end, last))
+        lines.append(lineno)
+        # several records on a line: the tolerant path reports it
+        payloads.append(data[last + len(TOKEN) : end].rstrip(b"\r") if last == at else None)
+        at = data.find(TOKEN, end)
+    reader = _Reader(path, events, sink)
+    for event, (line_start, end, last), lineno in zip(_fast_events(payloads, lines, path), found, lines):
         if event is not None:
             events.append(event)
         else:
             reader.record(data[line_start : end + 1], last - line_start, lineno)
-        at = data.find(TOKEN, end)
     return data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+
+
+def _may_hold_a_long_line(data: bytes) -> bool:
+    """Whether a line of `data` may be longer than MAX_LINE_BYTES: a window of that size without a
+    newline (one window per step, so a 100 MiB file takes about a hundred searches)."""
+    start = 0
+    while len(data) - start >= MAX_LINE_BYTES:
+        newline = data.rfind(b"\n", start, start + MAX_LINE_BYTES)
+        if newline < 0:
+            return True
+        start = newline + 1
+    return False
 
 
 def _find_launch(data: bytes, launches: list[Launch]) -> None:
