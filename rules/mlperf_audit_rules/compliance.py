@@ -17,6 +17,7 @@ official checker would crash, a finding explains why.
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 import math
 import re
@@ -35,6 +36,8 @@ from mlperf_audit import CheckContext, Finding, Rule, Run, Severity, hookimpl, r
 from .support.history import LaterCheck, later_check
 
 CODES_FILE = "data/compliance_codes.json"
+#: Every check family of every supported round with its expressions (`all_families`).
+FAMILIES_FILE = "data/compliance_families.json"
 KINDS = (
     "REQ",
     "REPEATED",
@@ -277,19 +280,26 @@ class _Interpreter:
         first_seen: set[str] = set()
         satisfied: dict[str, int] = {}
         best: dict[str, LogLine] = {}
-        for ll in loglines:
-            record = config.keys.get(ll.key)
-            if record is None:
-                continue
+        keys = config.keys
+        for ll in [ll for ll in loglines if ll.key in keys]:
+            record = keys[ll.key]
             reported[ll.key].append(ll.value.get("value"))
             if ll.lineno > 0:
                 lines_of[ll.key].append(ll.lineno)
             local = {"ll": ll, "v": ll.value}
             if ll.key not in executed:
-                self._exec(record.pre, state, local, config, ll, "PRE")
+                if record.pre is not None:
+                    self._exec(record.pre, state, local, config, ll, "PRE")
                 for source, code in record.checks:
-                    self._check(source, code, state, local, config, ll, "CHECK", defect)
-                self._exec(record.post, state, local, config, ll, "POST")
+                    try:  # inline: the check passes on nearly every record, and only a failure costs a call
+                        if eval(code, state, local):
+                            continue
+                        problem = "fails"
+                    except Exception as error:
+                        problem = f"cannot be evaluated ({_error_text(error)})"
+                    self._failed(source, config, ll, "CHECK", defect, problem)
+                if record.post is not None:
+                    self._exec(record.post, state, local, config, ll, "POST")
             if record.first_checks and ll.key not in first_seen:
                 first_seen.add(ll.key)
                 for source, code in record.first_checks:
@@ -381,8 +391,12 @@ class _Interpreter:
             problem = "fails"
         except Exception as error:
             passed, problem = False, f"cannot be evaluated ({_error_text(error)})"
-        if passed:
-            return
+        if not passed:
+            self._failed(source, config, ll, kind, defect, problem)
+
+    def _failed(
+        self, source: str, config: ConfigFile, ll: LogLine, kind: str, defect: str | None, problem: str
+    ) -> None:
         value = ll.value.get("value")
         alias = METADATA_DEFECTS.get((config.name, ll.key))
         metadata = ll.value.get("metadata") or {}
@@ -522,7 +536,12 @@ def _keys_of_round(version: str) -> frozenset[str]:
 
 
 def interpret(run: Run, version: str) -> list[Message]:
-    """The surviving official messages for one run, as the official checker would leave them."""
+    """The surviving official messages for one run, as the official checker would leave them
+    (interpreted once per run and round: the compliance rules and the score both ask)."""
+    return list(run.cached(("compliance.interpret", version), lambda: tuple(_interpret(run, version))))
+
+
+def _interpret(run: Run, version: str) -> list[Message]:
     keys = _keys_of_round(version)
     loglines = [
         LogLine("", e.time_ms, e.key, {"value": e.value, "metadata": e.metadata}, e.line)
@@ -541,6 +560,10 @@ def interpret(run: Run, version: str) -> list[Message]:
 
 def _codes_path() -> Path:
     return Path(str(resources.files("mlperf_audit_rules"))) / CODES_FILE
+
+
+def _families_path() -> Path:
+    return Path(str(resources.files("mlperf_audit_rules"))) / FAMILIES_FILE
 
 
 @cache
@@ -627,14 +650,38 @@ def families_of_round(version: str) -> dict[Family, list[str]]:
     return found
 
 
+@cache
 def all_families() -> dict[Family, dict[str, list[str]]]:
-    """family -> {version: expressions} over every supported round."""
+    """family -> {version: expressions} over every supported round: shipped as data, since reading
+    every round's rule files (287 YAML files) took 0.6 s of every start; computed from them only
+    for an mlperf-logging other than the one the data was made from."""
+    try:
+        shipped = json.loads(_families_path().read_text())
+    except (OSError, ValueError):
+        shipped = {}
+    if shipped.get("mlperf_logging") != importlib.metadata.version("mlperf-logging"):
+        return computed_families()
+    return {Family(config, key, kind): versions for config, key, kind, versions in shipped["families"]}
+
+
+def computed_families() -> dict[Family, dict[str, list[str]]]:
+    """family -> {version: expressions}, read from the installed mlperf-logging's rule files."""
     result: dict[Family, dict[str, list[str]]] = {}
     for name in rulesets.SUPPORTED:
         version = name.split("-", 1)[1]
         for family, expressions in families_of_round(version).items():
             result.setdefault(family, {})[version] = expressions
     return result
+
+
+def families_json() -> str:
+    """The shipped form of `computed_families` (`python -m mlperf_audit_rules.compliance --update`)."""
+    families = [
+        [family.config, family.key, family.kind, versions]
+        for family, versions in sorted(computed_families().items(), key=lambda item: item[0].id)
+    ]
+    document = {"mlperf_logging": importlib.metadata.version("mlperf-logging"), "families": families}
+    return json.dumps(document, indent=None, separators=(",", ":"), sort_keys=False) + "\n"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -875,6 +922,8 @@ def main(argv: list[str]) -> int:
     if argv != ["--update"]:
         print("usage: python -m mlperf_audit_rules.compliance --update", file=sys.stderr)
         return 2
+    _families_path().write_text(families_json())
+    all_families.cache_clear()
     added = update_table(_codes_path())
     code_table.cache_clear()
     docs = Path(__file__).resolve().parents[2] / "docs" / "compliance-rules.md"
