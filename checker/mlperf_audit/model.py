@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import operator
 import re
 from dataclasses import dataclass, field
+from itertools import compress, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeVar
 
@@ -126,8 +128,8 @@ class Issue:
 
 
 _RESULT_INDEX = re.compile(r"result_(\d+)\.txt$")
-#: The key of a run's events grouped by key, among what `Run.cached` keeps.
-_BY_KEY = object()
+#: The key of a run's event keys, among what `Run.cached` keeps.
+_KEYS = object()
 T = TypeVar("T")
 
 
@@ -158,28 +160,30 @@ class Run:
 
     def cached(self, key: Hashable, compute: Callable[[], T]) -> T:
         """`compute()` once per run and `key`: what several rules derive from the same events
-        (a convergence point, a time-to-train) is computed once. The value must be immutable."""
+        (a convergence point, a time-to-train) is computed once. The value must be immutable and
+        must not refer to the run: the cycle would keep the run's events alive, after its folder
+        is checked, until the cyclic garbage collector runs."""
         try:
             value: T = self._derived[key]
         except KeyError:
             value = self._derived[key] = compute()
         return value
 
-    def _by_key(self) -> dict[str, tuple[LogEvent, ...]]:
-        index: dict[str, tuple[LogEvent, ...]] | None = self._derived.get(_BY_KEY)
-        if index is None:
-            grouped: dict[str, list[LogEvent]] = {}
-            for event in self.events:
-                grouped.setdefault(event.key, []).append(event)
-            index = self._derived[_BY_KEY] = {key: tuple(events) for key, events in grouped.items()}
-        return index
+    def _keys(self) -> list[str]:
+        """The events' keys, in order: searched at C speed (rules ask for a few keys of each run)."""
+        keys: list[str] | None = self._derived.get(_KEYS)
+        if keys is None:
+            keys = self._derived[_KEYS] = [event.key for event in self.events]
+        return keys
 
     def all(self, key: str) -> tuple[LogEvent, ...]:
-        return self._by_key().get(key, ())
+        return tuple(compress(self.events, map(operator.eq, repeat(key), self._keys())))
 
     def first(self, key: str) -> LogEvent | None:
-        events = self._by_key().get(key)
-        return events[0] if events else None
+        try:
+            return self.events[self._keys().index(key)]
+        except ValueError:
+            return None
 
     def value(self, key: str, default: Any = None) -> Any:
         event = self.first(key)

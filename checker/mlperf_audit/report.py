@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.metadata
 import os
 import posixpath
@@ -129,7 +130,11 @@ class Report:
         )
 
     def rule(self, code: str) -> type[Rule] | None:
-        return next((r for r in self.rules if r.code == code), None)
+        return self._rules_by_code.get(code)
+
+    @functools.cached_property
+    def _rules_by_code(self) -> dict[str, type[Rule]]:
+        return {rule.code: rule for rule in reversed(self.rules)}  # the first of a code, as before
 
     @property
     def engine_codes(self) -> frozenset[str]:

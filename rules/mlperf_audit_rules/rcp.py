@@ -84,12 +84,15 @@ class RunConvergence:
 def run_convergence(run: Run, version: str, train_samples: bool = False) -> RunConvergence:
     """The run's convergence point as the official reader reads it; with `train_samples` (the
     package checker's `--rcp_bert_train_samples`), a bert run's point is its last `train_samples`."""
-    return run.cached(
+    point, batch_size, benchmark, problem = run.cached(
         ("rcp.run_convergence", version, train_samples), lambda: _convergence(run, version, train_samples)
     )
+    return RunConvergence(run, point, batch_size, benchmark, problem)
 
 
-def _convergence(run: Run, version: str, train_samples: bool) -> RunConvergence:
+def _convergence(run: Run, version: str, train_samples: bool) -> tuple[float, Any, Any, str | None]:
+    """(point, batch size, benchmark, problem): a RunConvergence but its run, which the run's own
+    cache must not hold (the cycle would keep its events alive until the cyclic collector runs)."""
     batch_size: Any = -1
     benchmark: Any = None
     point: Any = None
@@ -128,10 +131,8 @@ def _convergence(run: Run, version: str, train_samples: bool) -> RunConvergence:
                     result = NOT_CONVERGED
     except (KeyError, ValueError, TypeError, OverflowError) as error:
         detail = f"missing {error}" if isinstance(error, KeyError) else str(error)
-        return RunConvergence(
-            run, NOT_CONVERGED, batch_size, benchmark, f"cannot read the convergence point ({detail})"
-        )
-    return RunConvergence(run, result, batch_size, benchmark)
+        return NOT_CONVERGED, batch_size, benchmark, f"cannot read the convergence point ({detail})"
+    return result, batch_size, benchmark, None
 
 
 class _ScipyStatsOnDemand(types.ModuleType):
