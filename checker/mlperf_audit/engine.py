@@ -389,6 +389,8 @@ def _check_folder(
         for key, values in context.channels.items()
         if len(values) > published_before.get(key, 0)
     }
+    for key in added:  # handed back in the outcome, and published in folder order by run_checks
+        del context.channels[key][published_before.get(key, 0) :]
     checked = [("benchmark", folder.path)] + [("run", run.path) for run in result.runs]
     unreported: dict[str, int] = {}
     _unreported((issue for run in result.runs for issue in run.issues), context, unreported)
@@ -401,18 +403,30 @@ def _check_folder(
     return outcome
 
 
-#: What a forked worker inherits: the host, the context, the folders and the work (set just before
-#: the pool starts). Only an index goes to a worker and only the work's plain result comes back, so
-#: nothing a plugin or the model holds ever needs to be picklable on the way in.
-_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any]] | None = None
+#: What a forked worker inherits: the host, the context, the folders, the work and the index of the
+#: next folder nobody has claimed (set just before the pool starts). Only an index goes to a worker
+#: and only the work's plain results come back, so nothing a plugin or the model holds ever needs
+#: to be picklable on the way in.
+_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any], Any] | None = None
 
 
-def _in_worker(index: int) -> tuple[int, Any]:
+def _claimed_folders(first: int | None) -> tuple[int, list[tuple[int, Any]]]:
+    """Does folder `first`, then claims the next unclaimed folder until none is left: so the
+    processes share the work however unequal the folders are (one bert folder of a round holds
+    more records than a hundred others)."""
     assert _WORKER is not None
-    host, context, folders, work = _WORKER
-    output = work(folders[index], host, context)
-    context.channels.clear()  # returned in the outcome; a worker's context must not accumulate them
-    return os.getpid(), output
+    host, context, folders, work, claimed = _WORKER
+    done: list[tuple[int, Any]] = []
+    index = first
+    while True:
+        if index is None:
+            with claimed.get_lock():
+                index = claimed.value
+                claimed.value += 1
+        if index >= len(folders):
+            return os.getpid(), done
+        done.append((index, work(folders[index], host, context)))
+        index = None
 
 
 @dataclass
@@ -438,21 +452,29 @@ def _each_folder(
     jobs: int,
     work: Callable[[BenchmarkFolder, Any, CheckContext], Any],
 ) -> FolderRun:
-    """`work(folder, host, context)` for each folder, in folder order: here, or in `jobs` forked processes
-    (which inherit the host, context and folders, so plugins need not be picklable)."""
+    """`work(folder, host, context)` for each folder, in folder order: here, or here and in `jobs - 1`
+    forked processes (which inherit the host, context and folders, so plugins need not be picklable).
+    This process works too: `jobs` processes on `jobs` cores, not one more idling beside them (and
+    holding its share of memory)."""
     global _WORKER
     fallback = parallel_fallback() if jobs > 1 else None
     if jobs <= 1 or len(folders) < 2 or fallback:
         return FolderRun([work(folder, host, context) for folder in folders], frozenset({os.getpid()}), fallback)
-    _WORKER = (host, context, folders, work)
+    fork = multiprocessing.get_context("fork")
+    workers = min(jobs, len(folders)) - 1
+    # each worker starts with a folder of its own, so every process does some of the work
+    _WORKER = (host, context, folders, work, fork.Value("q", workers + 1))
     try:
-        with concurrent.futures.ProcessPoolExecutor(
-            min(jobs, len(folders)), mp_context=multiprocessing.get_context("fork")
-        ) as pool:
-            done = list(pool.map(_in_worker, range(len(folders)), chunksize=1))
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=fork) as pool:
+            futures = [pool.submit(_claimed_folders, index + 1) for index in range(workers)]
+            results = [_claimed_folders(0)] + [future.result() for future in futures]
     finally:
         _WORKER = None
-    return FolderRun([output for _, output in done], frozenset(pid for pid, _ in done))
+    outputs: list[Any] = [None] * len(folders)
+    for _, done in results:
+        for index, output in done:
+            outputs[index] = output
+    return FolderRun(outputs, frozenset(pid for pid, done in results if done))
 
 
 def run_checks(
@@ -487,7 +509,6 @@ def run_checks(
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
     folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _folder_work(score, collect))
-    in_process = folder_run.processes == {os.getpid()}
     scores: list[BenchmarkScore] = []
     collected: dict[str, Any] = {}
     for folder, outcome in zip(tree.benchmark_folders, folder_run.outputs):
@@ -500,9 +521,8 @@ def run_checks(
             collected[folder.path] = outcome.collected
         for problem, count in outcome.unreported.items():
             unreported[problem] = unreported.get(problem, 0) + count
-        if not in_process:  # a folder checked in this process published into this context already
-            for key, values in outcome.published.items():
-                context.channels.setdefault(key, []).extend(values)
+        for key, values in outcome.published.items():
+            context.channels.setdefault(key, []).extend(values)
         if progress is not None:
             progress(runs_checked, tree.result_file_count)
     for submission in tree.submissions:
