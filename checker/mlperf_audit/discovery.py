@@ -80,6 +80,7 @@ def _inside(path: Path | str, folder: str) -> bool:
 class _Walker:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._prefix = os.fspath(root).rstrip(os.sep) + os.sep if os.fspath(root) not in ("", ".") else "\0"
         # links are judged against the real PATH: PATH itself may be a link the user named
         self.real_root = os.path.realpath(root)
         self.issues: list[Issue] = []
@@ -98,8 +99,13 @@ class _Walker:
             self._linked_folder(Path(folder))
         return stat.S_ISDIR(info.st_mode)
 
-    def display(self, path: Path) -> str:
-        relative = os.path.relpath(path, self.root)
+    def display(self, path: Path | str) -> str:
+        text = os.fspath(path)
+        # a path listed under the root is the root's text and more (relpath, 50 us, for the others)
+        if text.startswith(self._prefix) and "/." not in text and "//" not in text:
+            relative = text[len(self._prefix) :]
+        else:
+            relative = os.path.relpath(path, self.root)
         return "." if relative == "." else visible(relative.replace(os.sep, "/"))
 
     def list(self, folder: Path) -> _Listing:
@@ -165,19 +171,26 @@ class _Walker:
     def hygiene(self, folder: Path) -> None:
         """The official repository checks over a whole folder: names and sizes (links are checked
         where the folders are listed, and again here for folders discovery does not list)."""
+        # plain strings, not Paths: a code tree holds tens of thousands of files, and a path is
+        # shown only in a finding
         for root, dirs, files in os.walk(folder, followlinks=False, onerror=None):
             dirs.sort()
-            for name in sorted(dirs) + sorted(files):
-                path = Path(root) / name
-                self._check_name(name, self.display(path))
-                if name in files:
-                    try:
-                        info = os.lstat(path)
-                    except OSError:
-                        continue
-                    if stat.S_ISREG(info.st_mode):
-                        self._check_size(info.st_size, self.display(path))
-                    elif stat.S_ISLNK(info.st_mode) and not os.path.exists(path) and path not in self.links_seen:
+            for name in dirs:
+                if name.startswith(".") or " " in name:
+                    self._check_name(name, self.display(Path(root, name)))
+            for name in sorted(files):
+                if name.startswith(".") or " " in name:
+                    self._check_name(name, self.display(Path(root, name)))
+                try:
+                    info = os.lstat(os.path.join(root, name))
+                except OSError:
+                    continue
+                if stat.S_ISREG(info.st_mode):
+                    if info.st_size > MAX_REPO_FILE_BYTES:
+                        self._check_size(info.st_size, self.display(Path(root, name)))
+                elif stat.S_ISLNK(info.st_mode):
+                    path = Path(root, name)
+                    if not os.path.exists(path) and path not in self.links_seen:
                         self.links_seen.add(path)
                         self.issues.append(
                             Issue(
