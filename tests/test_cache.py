@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import keep_parses
 from mlperf_audit import rulesets
 from mlperf_audit.cache import ParseCache
 from mlperf_audit.parser import parse_log
@@ -155,6 +157,7 @@ def test_check_and_score_fill_and_reuse_the_cache(cli, tmp_path, fixtures):
     cache = tmp_path / "cache"
     plain = cli("score", str(fixtures / "clean"), "--format", "json", "--no-cache")
     assert not cache.exists()
+    keep_parses(cache, fixtures / "clean")
     check = cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
     entries = sorted(p for p in (cache / "parse-v1").rglob("*") if p.is_file())
     assert len(entries) == len(list((fixtures / "clean").rglob("result_*.txt")))
@@ -166,8 +169,66 @@ def test_check_and_score_fill_and_reuse_the_cache(cli, tmp_path, fixtures):
     assert again.out == check.out
 
 
+def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(cli, tmp_path, fixtures, monkeypatch):
+    """A cold check is never slower than --no-cache: the first check of a PATH writes only its
+    outcome; the same check of the unchanged tree is answered from it, reading no log."""
+    from mlperf_audit import engine
+
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    cache = tmp_path / "cache"
+    plain = cli("check", str(package), "--format", "json", "--score", "--no-cache").out
+    first = cli("check", str(package), "--format", "json", "--score", "--cache-dir", str(cache), "-j", "1").out
+    assert first == plain
+    assert not list((cache / "parse-v1").rglob("*-*")) and list((cache / "check-v1").rglob("*"))
+    parsed: list[str] = []
+    real = engine.parse_log
+    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    assert cli("check", str(package), "--format", "json", "--score", "--cache-dir", str(cache), "-j", "1").out == plain
+    assert parsed == []
+    # any edit is a new tree, even one that restores the size and the modification time
+    log = next(package.rglob("result_0.txt"))
+    before = log.stat()
+    text = log.read_bytes()
+    log.write_bytes(text.replace(b'"seed", "value": ', b'"seed", "value": 1', 1)[: len(text)])
+    os.utime(log, ns=(before.st_atime_ns, before.st_mtime_ns))
+    edited = cli("check", str(package), "--format", "json", "--score", "--cache-dir", str(cache), "-j", "1").out
+    assert parsed and edited == cli("check", str(package), "--format", "json", "--score", "--no-cache").out
+    # the second look at a PATH keeps its parsed files: the next edit reparses only what changed
+    assert len(list((cache / "parse-v1").rglob("*-*"))) == len(list(package.rglob("result_*.txt")))
+    parsed.clear()
+    cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")  # another check: not kept
+    assert len(parsed) == len(list(package.rglob("result_*.txt")))  # every log read, from the parse cache
+    # another configuration, another rule pack or another scores request is another check
+    parsed.clear()
+    cli("check", str(package), "--format", "json", "--ignore", "LOG", "--cache-dir", str(cache), "-j", "1")
+    assert parsed
+    monkeypatch.setattr("mlperf_audit.checkcache._code_digest", lambda tops: "another version of the rules")
+    parsed.clear()
+    cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")
+    assert parsed
+
+
+def test_a_damaged_or_forged_check_entry_is_a_miss(cli, tmp_path, fixtures):
+    cache = tmp_path / "cache"
+    target = str(fixtures / "broken" / "too-few-runs")
+    plain = cli("check", target, "--format", "json", "--no-cache").out
+    assert cli("check", target, "--format", "json", "--cache-dir", str(cache)).out == plain
+    outcomes = [p for p in (cache / "check-v1").rglob("*") if p.is_file() and p.stat().st_size > 200]
+    assert len(outcomes) == 1
+    (entry,) = outcomes
+    clean_entry = cache / "clean-entry"
+    cli("check", str(fixtures / "clean"), "--format", "json", "--cache-dir", str(cache))
+    (donor,) = [p for p in (cache / "check-v1").rglob("*") if p.is_file() and p.stat().st_size > 200 and p != entry]
+    shutil.copy(donor, clean_entry)
+    for damage in (b"", b"\x93garbage", clean_entry.read_bytes(), entry.read_bytes()[:-7]):
+        entry.write_bytes(damage)  # empty, garbage, a clean check's outcome filed under this key, cut short
+        assert cli("check", target, "--format", "json", "--cache-dir", str(cache)).out == plain
+
+
 def test_cache_command(cli, tmp_path, fixtures):
     cache = tmp_path / "cache"
+    keep_parses(cache, fixtures / "clean")
     cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
     info = cli("cache", "--cache-dir", str(cache))
     assert info.code == 0 and f"{cache}: " in info.out and " 0 parsed" not in info.out
@@ -326,13 +387,16 @@ def test_prune_removes_what_no_check_used(cli, tmp_path, fixtures):
     import time
 
     cache = tmp_path / "cache"
+    ssd = fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "ssd"
+    keep_parses(cache, fixtures / "clean")
     cli("check", str(fixtures / "clean"), "--cache-dir", str(cache))
-    entries = [p for p in cache.rglob("*") if p.is_file()]
+    entries = [p for p in (cache / "parse-v1").rglob("*") if p.is_file()]
+    keep_parses(cache, fixtures / "clean", ssd)  # (no whole check kept: only parsed files are aged)
     old = time.time() - 40 * 86400
     for path in entries:
         os.utime(path, (old, old))
     cli("score", str(fixtures / "broken" / "too-few-runs"), "--cache-dir", str(cache))  # new entries
-    cli("score", str(fixtures / "clean" / "Fixture" / "results" / "fx_8xh100" / "ssd"), "--cache-dir", str(cache))
+    cli("score", str(ssd), "--cache-dir", str(cache))
     used = [p for p in entries if p.stat().st_mtime > old + 86400]
     assert used  # reading an entry marks it as used (the 5 ssd logs)
     result = cli("cache", "prune", "--days", "30", "--cache-dir", str(cache))

@@ -9,9 +9,19 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import rulesets
+from .checkcache import CheckCache, check_key
 from .config import Config
 from .discovery import discover
-from .engine import Collect, check_comparison, load_benchmark, new_context, run_checks, run_scores, select_rules
+from .engine import (
+    CheckOutcome,
+    Collect,
+    check_comparison,
+    load_benchmark,
+    new_context,
+    run_checks,
+    run_scores,
+    select_rules,
+)
 from .errors import TargetError
 from .model import Finding, Tree
 from .plugins import PluginHost
@@ -53,7 +63,19 @@ def scored(
     host = host or PluginHost()
     tree = discover(path)
     config = _configured(tree, config, host)
-    return config, run_scores(tree, host, config, jobs)
+    if config.cache_dir is None:
+        return config, run_scores(tree, host, config, jobs)
+    checks = CheckCache(config.cache_dir)
+    modules = [plugin.module for plugin in host.plugins]
+    key = check_key(Path(path), tree.kind, config, modules, score=True, submitters=None, kind="score")
+    kept = checks.load_outcome(key) if key is not None else None
+    if kept is not None:
+        return config, kept.scores
+    parsing = config if checks.seen_before(Path(path), "score") else dataclasses.replace(config, cache_dir=None)
+    scores = run_scores(tree, host, parsing, jobs)
+    if key is not None:
+        checks.store_outcome(key, CheckOutcome([], 0, scores=scores))
+    return config, scores
 
 
 def check(
@@ -106,7 +128,7 @@ def review(
         tree = dataclasses.replace(
             tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True
         )
-    outcome = run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
+    outcome = _checked(path, tree, host, config, progress, jobs, score, collect, submitters)
     notes = []
     if outcome.parallel_fallback:
         notes.append(outcome.parallel_fallback)
@@ -130,6 +152,36 @@ def review(
         scores=tuple(outcome.scores) if scores_in_report else (),
     )
     return Review(report, tuple(outcome.scores), outcome.collected)
+
+
+def _checked(
+    path: str | Path,
+    tree: Tree,
+    host: PluginHost,
+    config: Config,
+    progress: Any,
+    jobs: int,
+    score: bool,
+    collect: Collect | None,
+    submitters: Iterable[str] | None,
+) -> CheckOutcome:
+    """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
+    holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
+    if config.cache_dir is None or collect is not None:
+        return run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
+    checks = CheckCache(config.cache_dir)
+    modules = [plugin.module for plugin in host.plugins]
+    key = check_key(Path(path), tree.kind, config, modules, score=score, submitters=submitters)
+    kept = checks.load_outcome(key) if key is not None else None
+    if kept is not None:
+        if progress is not None:
+            progress(tree.result_file_count, tree.result_file_count)
+        return kept
+    parsing = config if checks.seen_before(Path(path)) else dataclasses.replace(config, cache_dir=None)
+    outcome = run_checks(tree, host, parsing, progress, jobs, score=score, collect=collect)
+    if key is not None:
+        checks.store_outcome(key, outcome)
+    return outcome
 
 
 def compare_baseline(comparison: Comparison, tree_path: str | Path, config: Config, host: PluginHost) -> list[Finding]:

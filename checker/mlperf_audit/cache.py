@@ -49,9 +49,11 @@ import msgspec
 from .model import Issue, Launch, LogEvent, Problem
 
 SUBFOLDER = "parse-v1"
+#: Where whole checks are kept (`CheckCache`).
+CHECK_FOLDER = "check-v1"
 #: Where earlier versions pickled the RCP statistics (now shipped as data): never read, only removed.
 OLD_RCP_FOLDER = "rcp-v1"
-FOLDERS = (SUBFOLDER, OLD_RCP_FOLDER)
+FOLDERS = (SUBFOLDER, CHECK_FOLDER, OLD_RCP_FOLDER)
 
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 # O_NONBLOCK: opening a FIFO planted as an entry must not wait for a writer.
@@ -214,11 +216,13 @@ class ParseCache:
             self._usable = secure_directory(self.directory) is None
         return self._usable
 
+    folder = SUBFOLDER
+
     def _shard(self, key: str, create: bool) -> int:
         """The open folder that holds the entry `key`: every step opened without following a link."""
         handle = os.open(self.directory, _DIRECTORY)
         try:
-            for name in (SUBFOLDER, key[:2]):
+            for name in (self.folder, key[:2]):
                 inner = _open_folder(handle, name, create)
                 os.close(handle)
                 handle = inner
@@ -246,6 +250,11 @@ class ParseCache:
         )
 
     def _read(self, key: str) -> _Entry | None:
+        entry = self._read_entry(key, _DECODER, _limit(key))
+        return entry if isinstance(entry, _Entry) else None
+
+    def _read_entry(self, key: str, decoder: Any, limit: int) -> Any:
+        """The entry `key`, decoded by `decoder` (a fixed schema whose first field is the key), or None."""
         if not self.usable():
             return None
         try:
@@ -259,10 +268,10 @@ class ParseCache:
         finally:
             os.close(folder)
         try:
-            blob = _read_bounded(handle, _limit(key))
+            blob = _read_bounded(handle, limit)
             if blob is None:
                 return None
-            entry = _DECODER.decode(blob)
+            entry = decoder.decode(blob)
             if entry.key != key:  # filed under another name than its own
                 return None
             try:
@@ -291,7 +300,12 @@ class ParseCache:
             )
         except (OverflowError, RecursionError, TypeError, ValueError):  # an int beyond 64 bits, nesting too deep
             return
-        if len(blob) > _limit(key) or not self.usable():
+        if len(blob) > _limit(key):
+            return
+        self._write_entry(key, blob)
+
+    def _write_entry(self, key: str, blob: bytes) -> None:
+        if not self.usable():
             return
         try:
             folder = self._shard(key, create=True)

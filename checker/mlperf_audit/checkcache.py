@@ -1,0 +1,227 @@
+"""Whole checks kept in the cache: a tree checked again, unchanged, under the same rules, is not
+checked again (the edit-check loop of a submitter who re-runs before and after looking elsewhere).
+
+An entry is the outcome of one check (findings, scores, what was checked), filed under a SHA-256
+of everything the outcome depends on, so that nothing stale can be read:
+
+- the code: every file of the packages of the loaded plugins (the built-in rule packs included),
+  of mlperf_audit and of mlperf-logging (whose rule files and references the rules read), with the
+  Python and msgspec versions;
+- the configuration in force (the ruleset resolved, select, ignore, partial, the notes) and the
+  bytes of the waivers and baseline files it names; whether scores were asked for; the submitters;
+- the tree: the real path of PATH and, for every file, folder and link under it (links are listed,
+  never followed), its path, type, size, inode, and its modification and change times in
+  nanoseconds; for a system or benchmark folder, under the whole submission around it, whose
+  descriptions and code its check reads. Any write to a file changes its change time, which no user can set back, so an
+  edited file is a new key even if its size and modification time were restored. (A fresh checkout
+  has new change times: in CI this cache misses, and the parse cache, keyed by content, serves.)
+
+Entries share the parse cache's safety (`mlperf_audit.cache`): plain msgpack decoded against a
+fixed schema (the report's own dataclasses and plain values; nothing can name a type or run code),
+read only as regular files through folders that are not links, bounded in size, written whole,
+and any entry that does not fit is a miss. A check that crashed a rule is not kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import stat
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import msgspec
+
+from .cache import CHECK_FOLDER, ParseCache
+from .config import Config
+from .engine import INTERNAL_RULE, CheckOutcome
+from .model import Finding, TargetKind
+from .scores import BenchmarkScore
+
+#: An entry larger than this is neither written nor read (the v4.1 round's is under 1 MiB).
+ENTRY_LIMIT = 64 << 20
+
+
+class _Stored(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
+    key: str
+    findings: list[Finding]
+    runs_checked: int
+    checked: list[tuple[str, str]]
+    processes: list[int]
+    fallback: str | None
+    scores: list[BenchmarkScore]
+    unreported: dict[str, int]
+
+
+class _Seen(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
+    """That a PATH was checked before (`CheckCache.seen_before`)."""
+
+    key: str
+
+
+def _no_extension(code: int, data: memoryview) -> Any:
+    raise ValueError("a cache entry holds no msgpack extension types")
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(_Stored, ext_hook=_no_extension)
+_SEEN = msgspec.msgpack.Decoder(_Seen, ext_hook=_no_extension)
+
+
+class CheckCache(ParseCache):
+    """The outcomes of whole checks, in the cache folder's `check-v1`."""
+
+    folder = CHECK_FOLDER
+
+    def load_outcome(self, key: str) -> CheckOutcome | None:
+        entry = self._read_entry(key, _DECODER, ENTRY_LIMIT)
+        if not isinstance(entry, _Stored):
+            self.misses += 1
+            return None
+        self.hits += 1
+        return CheckOutcome(
+            list(entry.findings),
+            entry.runs_checked,
+            [tuple(pair) for pair in entry.checked],  # type: ignore[misc]
+            frozenset(entry.processes),
+            entry.fallback,
+            list(entry.scores),
+            {},
+            dict(entry.unreported),
+        )
+
+    def seen_before(self, target: Path, kind: str = "check") -> bool:
+        """Whether PATH was checked before (and remembers that it now was).
+
+        Parsed files are kept only from a PATH's second check on: the first look at a tree
+        (a download, a fresh clone) would pay for writing entries that only pay back when the
+        tree is checked again after an edit, and a cold check must not be slower than --no-cache.
+        An unchanged tree checked again is answered whole by its outcome."""
+        key = hashlib.sha256(f"seen {kind}\0".encode() + os.fsencode(os.path.realpath(target))).hexdigest()
+        if isinstance(self._read_entry(key, _SEEN, 1024), _Seen):
+            return True
+        self._write_entry(key, _ENCODER.encode(_Seen(key)))
+        return False
+
+    def store_outcome(self, key: str, outcome: CheckOutcome) -> None:
+        if outcome.collected or any(finding.rule == INTERNAL_RULE for finding in outcome.findings):
+            return  # what a command collected is not plain data; a crash is not a verdict to keep
+        try:
+            blob = _ENCODER.encode(
+                _Stored(
+                    key,
+                    outcome.findings,
+                    outcome.runs_checked,
+                    outcome.checked,
+                    sorted(outcome.processes),
+                    outcome.parallel_fallback,
+                    outcome.scores,
+                    outcome.unreported,
+                )
+            )
+        except (OverflowError, RecursionError, TypeError, ValueError):  # a value msgpack cannot hold
+            return
+        if len(blob) <= ENTRY_LIMIT:
+            self._write_entry(key, blob)
+
+
+def check_key(
+    target: Path,
+    tree_kind: TargetKind,
+    config: Config,
+    plugin_modules: Iterable[str],
+    *,
+    score: bool,
+    submitters: Iterable[str] | None,
+    kind: str = "check",
+) -> str | None:
+    """The entry name of a check of `target` (None: it cannot be told, so nothing is kept); `kind`
+    is "score" for the scores alone (`mlperf-audit score`)."""
+    digest = hashlib.sha256()
+
+    def add(*parts: Any) -> None:
+        for part in parts:
+            digest.update(repr(part).encode("utf-8", "surrogateescape") + b"\0")
+
+    tops = sorted({module.split(".", 1)[0] for module in plugin_modules} | {"mlperf_audit", "mlperf_logging"})
+    add(CHECK_FOLDER, kind, sys.version, msgspec.__version__, _code_digest(tuple(tops)))
+    add(config.to_dict(), config.ruleset_inferred, score, sorted(submitters) if submitters is not None else None)
+    try:
+        for named in (config.waivers, config.baseline):
+            add(Path(named).read_bytes() if named else None)
+        add(os.path.realpath(target))
+        _add_tree(_read_from(target, tree_kind), add)
+    except (OSError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
+def _read_from(target: Path, tree_kind: TargetKind) -> Path:
+    """The folder whose every file a check of `target` may read: a system or benchmark folder of a
+    submission (`<submitter>/results/<system>[/<benchmark>]`) is read with the descriptions and
+    code of its submission around it."""
+    resolved = Path(os.path.realpath(target))
+    depth = {TargetKind.SYSTEM: 1, TargetKind.BENCHMARK: 2}.get(tree_kind)
+    if depth is not None and len(resolved.parents) > depth + 1 and resolved.parents[depth - 1].name == "results":
+        return resolved.parents[depth]
+    return target
+
+
+def _add_tree(target: Path, add: Any) -> None:
+    """Every file, folder and link under `target` (links listed, never followed), by its metadata."""
+
+    def entry(path: str, relative: str) -> None:
+        info = os.lstat(path)
+        add(relative, info.st_mode, info.st_size, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns)
+        if stat.S_ISLNK(info.st_mode):
+            add(os.readlink(path))
+
+    root = os.fspath(target)
+    entry(root, ".")
+    if not os.path.isdir(root) or os.path.islink(root):
+        return
+    for folder, dirs, files in os.walk(root, followlinks=False, onerror=_raise):
+        dirs.sort()
+        relative = os.path.relpath(folder, root)
+        for name in dirs + sorted(files):
+            entry(os.path.join(folder, name), os.path.join(relative, name))
+
+
+def _raise(error: OSError) -> None:
+    raise error
+
+
+@functools.cache
+def _code_digest(tops: tuple[str, ...]) -> str:
+    """Every file of the named top-level packages (or modules), by content: the rules, their data,
+    and the official rule files they read."""
+    digest = hashlib.sha256()
+    for top in tops:
+        spec = importlib.util.find_spec(top)
+        if spec is None:
+            digest.update(f"{top}: absent\0".encode())
+            continue
+        places = list(spec.submodule_search_locations or ([spec.origin] if spec.origin else []))
+        try:
+            version = importlib.metadata.version(top.replace("_", "-"))
+        except importlib.metadata.PackageNotFoundError:
+            version = ""
+        digest.update(f"{top} {version}\0".encode())
+        for place in places:
+            if os.path.isfile(place):
+                digest.update(Path(place).read_bytes())
+                continue
+            for folder, dirs, files in os.walk(place):
+                dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+                for name in sorted(files):
+                    path = os.path.join(folder, name)
+                    digest.update(os.path.relpath(path, place).encode("utf-8", "surrogateescape") + b"\0")
+                    try:
+                        digest.update(Path(path).read_bytes())
+                    except OSError:
+                        digest.update(b"unreadable\0")
+    return digest.hexdigest()
