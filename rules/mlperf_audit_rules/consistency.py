@@ -45,6 +45,15 @@ def _value_schemas(benchmark: str | None) -> dict[str, tuple[dict[str, Any], Cal
     }
 
 
+def _keys(run: Run) -> dict[str, None]:
+    """The keys a run logs, each once, in the order first logged."""
+    return run.cached("consistency.keys", lambda: dict.fromkeys(event.key for event in run.events))
+
+
+def _line(event: Any) -> int:
+    return int(event.line)
+
+
 class ValueType(Rule):
     """A logged value has the wrong JSON type for its key.
 
@@ -70,11 +79,11 @@ class ValueType(Rule):
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         benchmark = run.benchmark or run.value("submission_benchmark")
         expected = _value_schemas(benchmark if isinstance(benchmark, str) else None)
-        for event in run.events:
-            expectation = expected.get(event.key)
-            if expectation is None:
-                continue
-            schema, is_valid = expectation
+        logged = _keys(run)
+        # the keys with an expectation, then their records in file order (each has its own line)
+        events = sorted((event for key in expected if key in logged for event in run.all(key)), key=_line)
+        for event in events:
+            schema, is_valid = expected[event.key]
             if not is_valid(event.value):
                 yield self.finding(
                     f"{event.key} = {schemas.shown(event.value)} is not {schemas.explain(schema)}",
@@ -110,14 +119,15 @@ class HyperparametersDiffer(Rule):
         quoted: dict[str, str] = {}
         first_line: dict[tuple[str, str], int] = {}
         for run in result.runs:
-            for event in run.events:
-                if _is_hyperparameter(event.key):
-                    whole = repr(event.value)
-                    if whole not in quoted:
-                        quoted[whole] = schemas.shown(event.value)
-                    if run not in seen[event.key][whole]:
-                        seen[event.key][whole].append(run)
-                        first_line.setdefault((run.path, event.key), event.line)
+            hyperparameters = [key for key in _keys(run) if _is_hyperparameter(key)]
+            # every hyperparameter's records, in file order (each has its own line)
+            for event in sorted((e for key in hyperparameters for e in run.all(key)), key=_line):
+                whole = repr(event.value)
+                if whole not in quoted:
+                    quoted[whole] = schemas.shown(event.value)
+                if run not in seen[event.key][whole]:
+                    seen[event.key][whole].append(run)
+                    first_line.setdefault((run.path, event.key), event.line)
         for key, values in sorted(seen.items()):
             if len(values) < 2:
                 continue

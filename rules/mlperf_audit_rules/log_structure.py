@@ -360,6 +360,10 @@ class TrainingBeforeRunStart(Rule):
                 return
 
 
+def _line(event: LogEvent) -> int:
+    return event.line
+
+
 class IntervalPairing(Rule):
     """A block, epoch or evaluation interval is nested in itself, or stopped without being started.
 
@@ -394,7 +398,8 @@ class IntervalPairing(Rule):
             opened: dict[Any, LogEvent] = {}
             nested: list[tuple[LogEvent, LogEvent]] = []
             unopened: list[LogEvent] = []
-            for event in run.events:
+            # the starts and stops in file order (each event has its own line)
+            for event in sorted(run.all(f"{kind}_start") + run.all(f"{kind}_stop"), key=_line):
                 if event.key == f"{kind}_start":
                     name = _epoch_of(event) if by_epoch else None
                     earlier = opened.get(name) if name is not None else next(iter(opened.values()), None)
