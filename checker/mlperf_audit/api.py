@@ -167,17 +167,19 @@ def _checked(
 ) -> CheckOutcome:
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
     holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
-    if config.cache_dir is None or collect is not None:
+    if config.cache_dir is None:
         return run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
     checks = CheckCache(config.cache_dir)
     modules = [plugin.module for plugin in host.plugins]
-    key = check_key(Path(path), tree.kind, config, modules, score=score, submitters=submitters)
+    # what a command collects (the report's curves) is not kept: only the parsed files are
+    key = check_key(Path(path), tree.kind, config, modules, score=score, submitters=submitters) if not collect else None
     kept = checks.load_outcome(key) if key is not None else None
     if kept is not None:
         if progress is not None:
             progress(tree.result_file_count, tree.result_file_count)
         return kept
-    parsing = config if checks.seen_before(Path(path)) else dataclasses.replace(config, cache_dir=None)
+    seen = checks.seen_before(Path(path), "check" if collect is None else "collect")
+    parsing = config if seen else dataclasses.replace(config, cache_dir=None)
     outcome = run_checks(tree, host, parsing, progress, jobs, score=score, collect=collect)
     if key is not None:
         checks.store_outcome(key, outcome)
