@@ -66,8 +66,16 @@ def scored(
     if config.cache_dir is None:
         return config, run_scores(tree, host, config, jobs)
     checks = CheckCache(config.cache_dir)
-    modules = [plugin.module for plugin in host.plugins]
-    key = check_key(Path(path), tree.kind, config, modules, score=True, submitters=None, kind="score")
+    key = check_key(
+        Path(path),
+        tree.kind,
+        config,
+        host.plugins,
+        score=True,
+        submitters=None,
+        kind="score",
+        cache_dir=config.cache_dir,
+    )
     kept = checks.load_outcome(key) if key is not None else None
     if kept is not None:
         return config, kept.scores
@@ -121,6 +129,7 @@ def review(
     With `scores_in_report` the report carries the scores too, so every format shows them (`check --score`)."""
     config = config or Config()
     host = host or PluginHost()
+    submitters = list(submitters) if submitters is not None else None  # read twice (an iterator would not be)
     tree = discover(path)
     config = _configured(tree, config, host)  # the round of the whole repository, even for some submitters
     if submitters is not None:
@@ -163,16 +172,21 @@ def _checked(
     jobs: int,
     score: bool,
     collect: Collect | None,
-    submitters: Iterable[str] | None,
+    submitters: list[str] | None,
 ) -> CheckOutcome:
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
     holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
     if config.cache_dir is None:
         return run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
     checks = CheckCache(config.cache_dir)
-    modules = [plugin.module for plugin in host.plugins]
     # what a command collects (the report's curves) is not kept: only the parsed files are
-    key = check_key(Path(path), tree.kind, config, modules, score=score, submitters=submitters) if not collect else None
+    key = (
+        check_key(
+            Path(path), tree.kind, config, host.plugins, score=score, submitters=submitters, cache_dir=config.cache_dir
+        )
+        if not collect
+        else None
+    )
     kept = checks.load_outcome(key) if key is not None else None
     if kept is not None:
         if progress is not None:

@@ -19,20 +19,23 @@ of everything the outcome depends on, so that nothing stale can be read:
 Entries share the parse cache's safety (`mlperf_audit.cache`): plain msgpack decoded against a
 fixed schema (the report's own dataclasses and plain values; nothing can name a type or run code),
 read only as regular files through folders that are not links, bounded in size, written whole,
-and any entry that does not fit is a miss. A check that crashed a rule is not kept.
+and any entry that does not fit is a miss. A check that crashed a rule, or that could not read a
+file or folder (perhaps for a moment: a network mount, too many open files), is not kept.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import importlib.metadata
 import importlib.util
 import os
+import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Sequence
 
 import msgspec
 
@@ -40,6 +43,7 @@ from .cache import CHECK_FOLDER, ParseCache
 from .config import Config
 from .engine import INTERNAL_RULE, CheckOutcome
 from .model import Finding, TargetKind
+from .report import PluginInfo
 from .scores import BenchmarkScore
 
 #: An entry larger than this is neither written nor read (the v4.1 round's is under 1 MiB).
@@ -87,8 +91,8 @@ class CheckCache(ParseCache):
             list(entry.findings),
             entry.runs_checked,
             [tuple(pair) for pair in entry.checked],  # type: ignore[misc]
-            frozenset(entry.processes),
-            entry.fallback,
+            frozenset({os.getpid()}),  # no folder was checked by any process this time
+            None,
             list(entry.scores),
             {},
             dict(entry.unreported),
@@ -108,8 +112,12 @@ class CheckCache(ParseCache):
         return False
 
     def store_outcome(self, key: str, outcome: CheckOutcome) -> None:
-        if outcome.collected or any(finding.rule == INTERNAL_RULE for finding in outcome.findings):
-            return  # what a command collected is not plain data; a crash is not a verdict to keep
+        if (
+            outcome.collected
+            or outcome.unreadable
+            or any(finding.rule == INTERNAL_RULE for finding in outcome.findings)
+        ):
+            return  # what a command collected is not plain data; a crash or a failed read is not a verdict to keep
         try:
             blob = _ENCODER.encode(
                 _Stored(
@@ -133,66 +141,121 @@ def check_key(
     target: Path,
     tree_kind: TargetKind,
     config: Config,
-    plugin_modules: Iterable[str],
+    plugins: Sequence[PluginInfo],
     *,
     score: bool,
-    submitters: Iterable[str] | None,
+    submitters: Sequence[str] | None,
     kind: str = "check",
+    cache_dir: str | None = None,
 ) -> str | None:
     """The entry name of a check of `target` (None: it cannot be told, so nothing is kept); `kind`
     is "score" for the scores alone (`mlperf-audit score`)."""
+    if any(plugin.distribution == IN_PROCESS for plugin in plugins):
+        return None  # a plugin object given by a library caller may hold any state: not keyed
     digest = hashlib.sha256()
 
     def add(*parts: Any) -> None:
         for part in parts:
             digest.update(repr(part).encode("utf-8", "surrogateescape") + b"\0")
 
-    tops = sorted({module.split(".", 1)[0] for module in plugin_modules} | {"mlperf_audit", "mlperf_logging"})
-    add(CHECK_FOLDER, kind, sys.version, msgspec.__version__, _code_digest(tuple(tops)))
-    add(config.to_dict(), config.ruleset_inferred, score, sorted(submitters) if submitters is not None else None)
+    # an entry point is "package.module" or "package.module:attribute"
+    tops = sorted({plugin.module.split(":", 1)[0].split(".", 1)[0] for plugin in plugins} | _ALWAYS)
+    add(CHECK_FOLDER, kind, sys.version, sys.path, _dependencies(), _code_digest(tuple(tops)))
+    add(sorted((plugin.name, plugin.module, plugin.distribution, plugin.version) for plugin in plugins))
+    # waivers expire by date: a kept outcome is the day's
+    add(config.to_dict(), config.ruleset_inferred, score, submitters, datetime.date.today().isoformat())
     try:
         for named in (config.waivers, config.baseline):
-            add(Path(named).read_bytes() if named else None)
-        add(os.path.realpath(target))
-        _add_tree(_read_from(target, tree_kind), add)
-    except (OSError, ValueError):
+            add(_small_file(named) if named else None)
+        real = Path(os.path.realpath(target))
+        add(os.fspath(real), _stat(os.lstat(target)))
+        skip = os.path.realpath(cache_dir) if cache_dir else None
+        _add_tree(_read_from(real, tree_kind), add, skip)  # PATH as named may be a link: its target is read
+    except (OSError, ValueError, RecursionError):  # unreadable, too large, or nested past the walk's reach
         return None
     return digest.hexdigest()
 
 
-def _read_from(target: Path, tree_kind: TargetKind) -> Path:
-    """The folder whose every file a check of `target` may read: a system or benchmark folder of a
-    submission (`<submitter>/results/<system>[/<benchmark>]`) is read with the descriptions and
-    code of its submission around it."""
-    resolved = Path(os.path.realpath(target))
+#: Always part of the code: the core, and mlperf-logging, whose rule files and references the rules read.
+_ALWAYS = frozenset({"mlperf_audit", "mlperf_logging"})
+IN_PROCESS = "(registered in-process)"
+
+
+def _small_file(name: str) -> bytes:
+    """A waivers or baseline file's bytes (a file too large, or no regular file, is not keyed: the
+    check reports it)."""
+    with open(name, "rb") as stream:
+        info = os.fstat(stream.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_size > SMALL_FILE_LIMIT:
+            raise ValueError(f"{name}: not a small regular file")
+        return stream.read(SMALL_FILE_LIMIT + 1)
+
+
+SMALL_FILE_LIMIT = 16 << 20
+
+
+def _stat(info: os.stat_result) -> tuple[int, ...]:
+    return info.st_mode, info.st_size, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns
+
+
+def _read_from(resolved: Path, tree_kind: TargetKind) -> Path:
+    """The folder whose every file a check of `resolved` may read: a system or benchmark folder of
+    a submission (`<submitter>/results/<system>[/<benchmark>]`, beside a real systems/ or
+    benchmarks/ folder) is read with the descriptions and code of its submission around it."""
     depth = {TargetKind.SYSTEM: 1, TargetKind.BENCHMARK: 2}.get(tree_kind)
     if depth is not None and len(resolved.parents) > depth + 1 and resolved.parents[depth - 1].name == "results":
-        return resolved.parents[depth]
-    return target
+        root = resolved.parents[depth]
+        if any((root / name).is_dir() and not (root / name).is_symlink() for name in ("systems", "benchmarks")):
+            return root
+    return resolved
 
 
-def _add_tree(target: Path, add: Any) -> None:
-    """Every file, folder and link under `target` (links listed, never followed), by its metadata."""
+def _add_tree(target: Path, add: Any, skip: str | None) -> None:
+    """Every file, folder and link under `target` (links listed, never walked), by its metadata; a
+    link also by what it finally leads to, so a link that passes through another, outside PATH,
+    changes the key when that one is pointed elsewhere. `skip`: the cache's own folder."""
 
     def entry(path: str, relative: str) -> None:
         info = os.lstat(path)
-        add(relative, info.st_mode, info.st_size, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns)
+        add(relative, _stat(info))
         if stat.S_ISLNK(info.st_mode):
-            add(os.readlink(path))
+            final = os.path.realpath(path)
+            try:
+                leads_to: tuple[int, ...] | None = _stat(os.stat(path))
+            except OSError:  # a broken link
+                leads_to = None
+            add(os.readlink(path), final, leads_to)
 
     root = os.fspath(target)
     entry(root, ".")
     if not os.path.isdir(root) or os.path.islink(root):
         return
-    for folder, dirs, files in os.walk(root, followlinks=False, onerror=_raise):
-        dirs.sort()
+    pending = [root]
+    while pending:  # not os.walk, which recurses: a folder may nest as deep as anyone made it
+        folder = pending.pop()
+        with os.scandir(folder) as listing:
+            names = sorted(item.name for item in listing)
         relative = os.path.relpath(folder, root)
-        for name in dirs + sorted(files):
-            entry(os.path.join(folder, name), os.path.join(relative, name))
+        for name in names:
+            path = os.path.join(folder, name)
+            if path == skip:  # the cache's own folder: its writes are not the tree's
+                continue
+            entry(path, os.path.join(relative, name))
+            if os.path.isdir(path) and not os.path.islink(path):
+                pending.append(path)
 
 
-def _raise(error: OSError) -> None:
-    raise error
+@functools.cache
+def _dependencies() -> tuple[tuple[str, str], ...]:
+    """The installed versions of what mlperf-audit depends on (their messages reach findings)."""
+    versions = []
+    for requirement in importlib.metadata.requires("mlperf-audit") or ():
+        name = re.split(r"[\s<>=!~;\[(]", requirement, maxsplit=1)[0]
+        try:
+            versions.append((name, importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            versions.append((name, ""))
+    return tuple(sorted(versions))
 
 
 @functools.cache
@@ -201,7 +264,10 @@ def _code_digest(tops: tuple[str, ...]) -> str:
     and the official rule files they read."""
     digest = hashlib.sha256()
     for top in tops:
-        spec = importlib.util.find_spec(top)
+        try:
+            spec = importlib.util.find_spec(top)
+        except (ImportError, ValueError):  # __main__, or a name that is not a module
+            spec = None
         if spec is None:
             digest.update(f"{top}: absent\0".encode())
             continue

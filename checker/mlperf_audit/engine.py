@@ -344,6 +344,7 @@ class CheckOutcome:
     collected: dict[str, Any] = field(default_factory=dict)  # by benchmark folder path, when asked for
     #: Problems the parser or discovery noticed that no registered rule reports (a plugin disabled), by kind.
     unreported: dict[str, int] = field(default_factory=dict)
+    unreadable: bool = False  # a file or folder could not be read: perhaps for a moment (not a verdict to keep)
 
 
 @dataclass
@@ -357,12 +358,21 @@ class FolderOutcome:
     score: BenchmarkScore | None = None
     collected: Any = None
     unreported: dict[str, int] = field(default_factory=dict)
+    unreadable: bool = False
 
 
 def _unreported(issues: Iterable[Issue], context: CheckContext, counts: dict[str, int]) -> None:
     for issue in issues:
         if context.reporter(issue.problem) is None:
             counts[str(issue.problem)] = counts.get(str(issue.problem), 0) + 1
+
+
+#: What a moment's failure to read (a network mount, too many open files) can cause.
+_TRANSIENT = frozenset({Problem.UNREADABLE, Problem.UNREADABLE_FOLDER})
+
+
+def _unreadable(issues: Iterable[Issue]) -> bool:
+    return any(issue.problem in _TRANSIENT for issue in issues)
 
 
 def _folder_work(score: bool, collect: Collect | None) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
@@ -395,7 +405,8 @@ def _check_folder(
     unreported: dict[str, int] = {}
     _unreported((issue for run in result.runs for issue in run.issues), context, unreported)
     _unreported(result.issues, context, unreported)
-    outcome = FolderOutcome(findings, len(result.runs), checked, added, unreported=unreported)
+    unreadable = _unreadable(issue for run in result.runs for issue in run.issues) or _unreadable(result.issues)
+    outcome = FolderOutcome(findings, len(result.runs), checked, added, unreported=unreported, unreadable=unreadable)
     if score:  # in the same pass: the parsed runs and what the rules memoised for the folder are at hand
         outcome.score = host.hook.mlperf_audit_score_benchmark(result=result, context=context)
     if collect is not None:
@@ -511,7 +522,11 @@ def run_checks(
     folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _folder_work(score, collect))
     scores: list[BenchmarkScore] = []
     collected: dict[str, Any] = {}
+    unreadable = _unreadable(tree.issues) or any(
+        _unreadable(system.issues) for submission in tree.submissions for system in submission.systems
+    )
     for folder, outcome in zip(tree.benchmark_folders, folder_run.outputs):
+        unreadable = unreadable or outcome.unreadable
         findings += outcome.findings
         runs_checked += outcome.runs
         checked += outcome.checked
@@ -531,6 +546,7 @@ def run_checks(
     for entry in tree.loose_logs:
         run = parse_log(entry.fs_path, entry.path, cache=parse_cache(config.cache_dir))
         _unreported(run.issues, context, unreported)
+        unreadable = unreadable or _unreadable(run.issues)
         runs_checked += 1
         checked.append(("run", run.path))
         findings += _flatten(hook.mlperf_audit_check_run(run=run, context=context))
@@ -545,7 +561,15 @@ def run_checks(
     hook.mlperf_audit_modify_findings(findings=findings, context=context)
     findings.sort(key=Finding.sort_key)
     return CheckOutcome(
-        findings, runs_checked, checked, folder_run.processes, folder_run.fallback, scores, collected, unreported
+        findings,
+        runs_checked,
+        checked,
+        folder_run.processes,
+        folder_run.fallback,
+        scores,
+        collected,
+        unreported,
+        unreadable,
     )
 
 

@@ -1,0 +1,126 @@
+"""The whole-check cache never answers with a stale outcome: the red team's cases (each once gave
+a kept verdict that differed from `--no-cache`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from mlperf_audit import api
+from mlperf_audit.config import Config
+
+SSD_LOG = Path("Fixture") / "results" / "fx_8xh100" / "ssd" / "result_0.txt"
+
+
+def _check(cli, target: Path, cache: Path | None, *options: str) -> tuple[int, list]:
+    where = ["--cache-dir", str(cache)] if cache is not None else ["--no-cache"]
+    result = cli("check", str(target), "--format", "json", "-j", "1", *where, *options)
+    return result.code, [(f["rule"], f["path"], f["message"]) for f in json.loads(result.out)["findings"]]
+
+
+def _agrees(cli, target: Path, cache: Path, *options: str) -> None:
+    assert _check(cli, target, cache, *options) == _check(cli, target, None, *options)
+
+
+@pytest.fixture
+def package(tmp_path, fixtures) -> Path:
+    shutil.copytree(fixtures / "clean", tmp_path / "real")
+    return tmp_path / "real"
+
+
+def test_a_path_that_is_a_link_is_read_where_it_leads(cli, tmp_path, package):
+    link = tmp_path / "link"
+    link.symlink_to(package)
+    cache = tmp_path / "cache"
+    _agrees(cli, link, cache)
+    _agrees(cli, link, cache)
+    (package / SSD_LOG).write_text("")  # through the link, nothing under the named PATH changed
+    _agrees(cli, link, cache)
+    log = tmp_path / "log.txt"
+    log.symlink_to(package / SSD_LOG)
+    _agrees(cli, log, cache, "--ruleset", "training-4.1.0")
+
+
+def test_a_link_through_a_link_outside_path_is_followed_to_its_end(cli, tmp_path, package):
+    spare = package / "Fixture" / "spare"
+    spare.mkdir()
+    shutil.copy(package / SSD_LOG, spare / "good.log")
+    (spare / "bad.log").write_text("")
+    hop = tmp_path / "outside" / "hop"
+    hop.parent.mkdir()
+    hop.symlink_to(spare / "good.log")
+    (package / SSD_LOG).unlink()
+    (package / SSD_LOG).symlink_to(hop)
+    cache = tmp_path / "cache"
+    _agrees(cli, package, cache)
+    hop.unlink()
+    hop.symlink_to(spare / "bad.log")  # only the link outside PATH changes
+    _agrees(cli, package, cache)
+
+
+def test_another_plugin_set_is_another_check(cli, tmp_path, package):
+    cache = tmp_path / "cache"
+    (package / SSD_LOG).write_text("")
+    full = _check(cli, package, cache)
+    less = cli(
+        "--disable-plugin", "seeds", "check", str(package), "--format", "json", "-j", "1", "--cache-dir", str(cache)
+    )
+    assert not any(f["rule"].startswith("SEED") for f in json.loads(less.out)["findings"])
+    assert _check(cli, package, cache) == full
+
+
+def test_a_subset_of_submitters_given_as_an_iterator_is_keyed_by_its_names(tmp_path, fixtures, host):
+    repository = tmp_path / "repository"
+    shutil.copytree(fixtures / "clean" / "Fixture", repository / "Good")
+    shutil.copytree(fixtures / "clean" / "Fixture", repository / "Bad")
+    (repository / "Bad" / "results" / "fx_8xh100" / "ssd" / "result_0.txt").write_text("")
+    config = Config(cache_dir=str(tmp_path / "cache"))
+    good = api.check(repository, config, host, submitters=(name for name in ["Good"]))
+    bad = api.check(repository, config, host, submitters=(name for name in ["Bad"]))
+    assert good.exit_code == 0 and bad.exit_code == 1
+
+
+def test_a_failed_read_is_not_kept(cli, tmp_path, package, monkeypatch):
+    from mlperf_audit import parser
+
+    cache = tmp_path / "cache"
+    real = parser.open_binary
+    failing = {"once": True}
+
+    def flaky(path):
+        if failing["once"] and str(path).endswith(str(SSD_LOG)):
+            failing["once"] = False
+            raise OSError(5, "Input/output error")
+        return real(path)
+
+    monkeypatch.setattr(parser, "open_binary", flaky)
+    first = _check(cli, package, cache)
+    assert any("cannot read" in message for _, _, message in first[1])
+    _agrees(cli, package, cache)  # the next check reads the file
+
+
+def test_deep_folders_a_huge_waivers_file_and_a_cache_inside_the_submission(cli, tmp_path, package):
+    chain = [package / ".deep"]
+    for _ in range(1200):  # deeper than the interpreter's recursion limit (os.walk recurses)
+        chain[-1].mkdir()
+        chain.append(chain[-1] / "d")
+    cache = tmp_path / "cache"
+    try:
+        _agrees(cli, package, cache)  # the key cannot be told: checked, not kept, no crash
+    finally:
+        for folder in reversed(chain[:-1]):  # removed without recursion (shutil.rmtree recurses)
+            folder.rmdir()
+    waivers = tmp_path / "waivers.toml"
+    with open(waivers, "wb") as stream:
+        stream.truncate(20 << 20)
+    refused = cli("check", str(package), "--waivers", str(waivers), "--cache-dir", str(cache))
+    assert refused.code == 2 and "16 MiB" in refused.err  # read by the loader only, which says why
+    system = package / "Fixture" / "results" / "fx_8xh100"
+    inside = package / "Fixture" / "cache"
+    _agrees(cli, system, inside)
+    entries = sorted(inside.rglob("*"))
+    _agrees(cli, system, inside)  # the cache's own writes are not part of the tree it keys
+    assert sorted(inside.rglob("*")) == entries
