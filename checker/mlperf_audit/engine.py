@@ -414,30 +414,33 @@ def _check_folder(
     return outcome
 
 
-#: What a forked worker inherits: the host, the context, the folders, the work and the index of the
-#: next folder nobody has claimed (set just before the pool starts). Only an index goes to a worker
+#: What a forked worker inherits: the host, the context, the folders, the work, the position of the
+#: next folder nobody has claimed and the order of claims, largest first (set just before the pool
+#: starts). Only an index goes to a worker
 #: and only the work's plain results come back, so nothing a plugin or the model holds ever needs
 #: to be picklable on the way in.
-_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any], Any] | None = None
+_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any], Any, list[int]] | None = None
 
 
 def _claimed_folders(first: int | None) -> tuple[int, list[tuple[int, Any]]]:
-    """Does folder `first`, then claims the next unclaimed folder until none is left: so the
+    """Does the `first`-largest folder, then claims the next unclaimed one until none is left: so the
     processes share the work however unequal the folders are (one bert folder of a round holds
-    more records than a hundred others)."""
+    more records than a hundred others), the largest first, so that none is left to one process
+    at the end."""
     assert _WORKER is not None
-    host, context, folders, work, claimed = _WORKER
+    host, context, folders, work, claimed, order = _WORKER
     done: list[tuple[int, Any]] = []
-    index = first
+    position = first
     while True:
-        if index is None:
+        if position is None:
             with claimed.get_lock():
-                index = claimed.value
+                position = claimed.value
                 claimed.value += 1
-        if index >= len(folders):
+        if position >= len(order):
             return os.getpid(), done
+        index = order[position]
         done.append((index, work(folders[index], host, context)))
-        index = None
+        position = None
 
 
 @dataclass
@@ -474,7 +477,8 @@ def _each_folder(
     fork = multiprocessing.get_context("fork")
     workers = min(jobs, len(folders)) - 1
     # each worker starts with a folder of its own, so every process does some of the work
-    _WORKER = (host, context, folders, work, fork.Value("q", workers + 1))
+    order = sorted(range(len(folders)), key=lambda i: -sum(entry.size_bytes for entry in folders[i].result_files))
+    _WORKER = (host, context, folders, work, fork.Value("q", workers + 1), order)
     try:
         with concurrent.futures.ProcessPoolExecutor(workers, mp_context=fork) as pool:
             futures = [pool.submit(_claimed_folders, index + 1) for index in range(workers)]
