@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import operator
 import re
 from dataclasses import dataclass, field
-from itertools import compress, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeVar
 
@@ -128,8 +126,8 @@ class Issue:
 
 
 _RESULT_INDEX = re.compile(r"result_(\d+)\.txt$")
-#: The key of a run's event keys, among what `Run.cached` keeps.
-_KEYS = object()
+#: The key of a run's events grouped by key, among what `Run.cached` keeps.
+_BY_KEY = object()
 T = TypeVar("T")
 
 
@@ -169,21 +167,22 @@ class Run:
             value = self._derived[key] = compute()
         return value
 
-    def _keys(self) -> list[str]:
-        """The events' keys, in order: searched at C speed (rules ask for a few keys of each run)."""
-        keys: list[str] | None = self._derived.get(_KEYS)
-        if keys is None:
-            keys = self._derived[_KEYS] = [event.key for event in self.events]
-        return keys
+    def _by_key(self) -> dict[str, tuple[LogEvent, ...]]:
+        """The events grouped by key, each group in file order (rules ask for dozens of keys of each run)."""
+        index: dict[str, tuple[LogEvent, ...]] | None = self._derived.get(_BY_KEY)
+        if index is None:
+            grouped: dict[str, list[LogEvent]] = {}
+            for event in self.events:
+                grouped.setdefault(event.key, []).append(event)
+            index = self._derived[_BY_KEY] = {key: tuple(events) for key, events in grouped.items()}
+        return index
 
     def all(self, key: str) -> tuple[LogEvent, ...]:
-        return tuple(compress(self.events, map(operator.eq, repeat(key), self._keys())))
+        return self._by_key().get(key, ())
 
     def first(self, key: str) -> LogEvent | None:
-        try:
-            return self.events[self._keys().index(key)]
-        except ValueError:
-            return None
+        events = self._by_key().get(key)
+        return events[0] if events else None
 
     def value(self, key: str, default: Any = None) -> Any:
         event = self.first(key)

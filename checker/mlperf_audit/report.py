@@ -136,7 +136,7 @@ class Report:
     def _rules_by_code(self) -> dict[str, type[Rule]]:
         return {rule.code: rule for rule in reversed(self.rules)}  # the first of a code, as before
 
-    @property
+    @functools.cached_property
     def engine_codes(self) -> frozenset[str]:
         """Codes of the findings the engine makes itself: a rule crashed (exit code 2)."""
         return frozenset(r.code for r in self.rules if r.produced_by == ENGINE)
