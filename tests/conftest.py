@@ -118,3 +118,13 @@ def keep_parses(cache_dir: Path, *targets: Path) -> None:
     for target in targets:
         checks.seen_before(Path(target), "check")
         checks.seen_before(Path(target), "score")
+
+
+def typed(value):
+    """A value with its exact types: 1, 1.0 and True are three values here, and so are a numpy
+    float and a Python float."""
+    if isinstance(value, dict):
+        return {k: typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [typed(v) for v in value]
+    return (type(value).__name__, repr(value))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import keep_parses
+from conftest import keep_parses, typed
 from mlperf_audit import rulesets
 from mlperf_audit.cache import ParseCache
 from mlperf_audit.parser import parse_log
@@ -249,15 +249,6 @@ def rcp_cases() -> list[tuple[str, str]]:
             (version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b) and rcp.official_run_count_known(b)
         ]
     return cases
-
-
-def typed(value):
-    """Values with their exact types (a numpy float and a Python float must not be confused)."""
-    if isinstance(value, dict):
-        return {k: typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [typed(v) for v in value]
-    return (type(value).__name__, repr(value))
 
 
 def test_the_shipped_rcp_data_is_what_the_pinned_mlperf_logging_computes():

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import typed
 from mlperf_audit import parser
 from mlperf_audit.parser import LAUNCH_TOKEN, TOKEN
 
@@ -46,15 +47,6 @@ def both_paths(data: bytes):
             )
         )
     return results
-
-
-def typed(value):
-    """A value with its exact types (1 and 1.0 and True are three values here)."""
-    if isinstance(value, dict):
-        return {k: typed(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [typed(v) for v in value]
-    return (type(value).__name__, repr(value))
 
 
 RECORD = '{"namespace": "", "time_ms": 1727670929104, "event_type": "POINT_IN_TIME", "key": "opt_name", "value": %s, "metadata": {"file": "train.py", "lineno": 257%s}}'
