@@ -34,9 +34,11 @@ from pathlib import Path
 SAMPLE = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "mlperf-training-v4.1-sample"
 #: The floors: read every result file and decode every MLLOG line, nothing else. A real round has
 #: malformed lines (Lambda's v4.1 logs), which the loops count and skip instead of stopping at.
-BARE_LOOP = """
-import json, sys
+#: `{setup}` defines `decode` and the errors it raises as `Malformed`.
+_LOOP = """
+import sys
 from pathlib import Path
+{setup}
 records = malformed = 0
 for path in sorted(Path(sys.argv[1]).glob("*/results/*/*/result_*.txt")):
     with open(path, "rb") as stream:
@@ -44,17 +46,16 @@ for path in sorted(Path(sys.argv[1]).glob("*/results/*/*/result_*.txt")):
             start = line.find(b":::MLLOG ")
             if start >= 0:
                 try:
-                    json.loads(line[start + 9:])
+                    decode(line[start + 9:])
                     records += 1
-                except ValueError:
+                except Malformed:
                     malformed += 1
 print(records, malformed)
 """
+BARE_LOOP = _LOOP.format(setup="from json import loads as decode\nMalformed = ValueError")
 #: The same loop with a compiled, typed decoder (msgspec into a frozen struct of the MLLOG fields).
-MSGSPEC_LOOP = """
-import sys
-from pathlib import Path
-from typing import Any
+MSGSPEC_LOOP = _LOOP.format(
+    setup="""from typing import Any
 import msgspec
 
 class Record(msgspec.Struct, frozen=True):
@@ -66,19 +67,8 @@ class Record(msgspec.Struct, frozen=True):
     metadata: dict = {}
 
 decode = msgspec.json.Decoder(Record).decode
-records = malformed = 0
-for path in sorted(Path(sys.argv[1]).glob("*/results/*/*/result_*.txt")):
-    with open(path, "rb") as stream:
-        for line in stream:
-            start = line.find(b":::MLLOG ")
-            if start >= 0:
-                try:
-                    decode(line[start + 9:])
-                    records += 1
-                except (msgspec.DecodeError, msgspec.ValidationError):
-                    malformed += 1
-print(records, malformed)
-"""
+Malformed = (msgspec.DecodeError, msgspec.ValidationError)"""
+)
 
 
 def build_tree(target: Path, files: int) -> None:

@@ -6,7 +6,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from . import rulesets
 from .checkcache import CheckCache, check_key
@@ -63,27 +63,15 @@ def scored(
     host = host or PluginHost()
     tree = discover(path)
     config = _configured(tree, config, host)
-    if config.cache_dir is None:
-        return config, run_scores(tree, host, config, jobs)
-    checks = CheckCache(config.cache_dir)
-    key = check_key(
-        Path(path),
-        tree.kind,
+    outcome = _kept_or_done(
+        path,
+        tree,
+        host,
         config,
-        host.plugins,
-        score=True,
-        submitters=None,
-        kind="score",
-        cache_dir=config.cache_dir,
+        "score",
+        lambda parsing: CheckOutcome([], 0, scores=run_scores(tree, host, parsing, jobs)),
     )
-    kept = checks.load_outcome(key) if key is not None else None
-    if kept is not None:
-        return config, kept.scores
-    parsing = config if checks.seen_before(Path(path), "score") else dataclasses.replace(config, cache_dir=None)
-    scores = run_scores(tree, host, parsing, jobs)
-    if key is not None:
-        checks.store_outcome(key, CheckOutcome([], 0, scores=scores))
-    return config, scores
+    return config, outcome.scores
 
 
 def check(
@@ -176,25 +164,48 @@ def _checked(
 ) -> CheckOutcome:
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
     holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
+    outcome = _kept_or_done(
+        path,
+        tree,
+        host,
+        config,
+        "check" if collect is None else "collect",
+        lambda parsing: run_checks(tree, host, parsing, progress, jobs, score=score, collect=collect),
+        score=score,
+        submitters=submitters,
+    )
+    if outcome.kept and progress is not None:
+        progress(tree.result_file_count, tree.result_file_count)
+    return outcome
+
+
+def _kept_or_done(
+    path: str | Path,
+    tree: Tree,
+    host: PluginHost,
+    config: Config,
+    kind: str,
+    work: Callable[[Config], CheckOutcome],
+    *,
+    score: bool = True,
+    submitters: list[str] | None = None,
+) -> CheckOutcome:
+    """`work`'s outcome, or the one kept from the same `kind` of work on the same tree. A first look
+    at a PATH keeps no parsed files (`CheckCache.seen_before`); what a command collects (the
+    report's curves) is not kept, only its parsed files."""
     if config.cache_dir is None:
-        return run_checks(tree, host, config, progress, jobs, score=score, collect=collect)
+        return work(config)
     checks = CheckCache(config.cache_dir)
-    # what a command collects (the report's curves) is not kept: only the parsed files are
     key = (
-        check_key(
-            Path(path), tree.kind, config, host.plugins, score=score, submitters=submitters, cache_dir=config.cache_dir
-        )
-        if not collect
-        else None
+        None
+        if kind == "collect"
+        else check_key(Path(path), tree.kind, config, host.plugins, score=score, submitters=submitters, kind=kind)
     )
     kept = checks.load_outcome(key) if key is not None else None
     if kept is not None:
-        if progress is not None:
-            progress(tree.result_file_count, tree.result_file_count)
         return kept
-    seen = checks.seen_before(Path(path), "check" if collect is None else "collect")
-    parsing = config if seen else dataclasses.replace(config, cache_dir=None)
-    outcome = run_checks(tree, host, parsing, progress, jobs, score=score, collect=collect)
+    parsing = config if checks.seen_before(Path(path), kind) else dataclasses.replace(config, cache_dir=None)
+    outcome = work(parsing)
     if key is not None:
         checks.store_outcome(key, outcome)
     return outcome

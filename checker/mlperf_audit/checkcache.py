@@ -96,6 +96,7 @@ class CheckCache(ParseCache):
             list(entry.scores),
             {},
             dict(entry.unreported),
+            kept=True,
         )
 
     def seen_before(self, target: Path, kind: str = "check") -> bool:
@@ -146,7 +147,6 @@ def check_key(
     score: bool,
     submitters: Sequence[str] | None,
     kind: str = "check",
-    cache_dir: str | None = None,
 ) -> str | None:
     """The entry name of a check of `target` (None: it cannot be told, so nothing is kept); `kind`
     is "score" for the scores alone (`mlperf-audit score`)."""
@@ -169,7 +169,7 @@ def check_key(
             add(_small_file(named) if named else None)
         real = Path(os.path.realpath(target))
         add(os.fspath(real), _stat(os.lstat(target)))
-        skip = os.path.realpath(cache_dir) if cache_dir else None
+        skip = os.path.realpath(config.cache_dir) if config.cache_dir else None
         _add_tree(_read_from(real, tree_kind), add, skip)  # PATH as named may be a link: its target is read
     except (OSError, ValueError, RecursionError):  # unreadable, too large, or nested past the walk's reach
         return None

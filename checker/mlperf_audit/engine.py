@@ -345,6 +345,7 @@ class CheckOutcome:
     #: Problems the parser or discovery noticed that no registered rule reports (a plugin disabled), by kind.
     unreported: dict[str, int] = field(default_factory=dict)
     unreadable: bool = False  # a file or folder could not be read: perhaps for a moment (not a verdict to keep)
+    kept: bool = False  # read from the cache of whole checks, not checked now
 
 
 @dataclass
