@@ -256,6 +256,30 @@ def test_markdown_summary_cannot_be_closed_by_data(cli, tmp_path):
     assert "&#60;/details&#62;&#60;h3&#62;✅ passed&#60;/h3&#62;" in text  # shown, not obeyed
 
 
+def test_check_score_reports_show_hostile_names_and_values_and_obey_none(cli, tmp_path):
+    """`check --score` adds the scores table to the text, JSON and Markdown reports: the system's
+    folder name, its division and its accelerator come from the package."""
+    closing = "</details><h3>✅ passed</h3>"
+    root = package(
+        tmp_path / "p",
+        system="<h3>✅ passed|*x*" + TITLE,
+        division=closing,
+        description={"accelerator_model_name": "H100|" + CLEAR + "<script>alert(2)</script>"},
+    )
+    markdown = cli("check", str(root), "--score", "--format", "markdown").out
+    findings, _, scores = markdown.partition("<b>scores</b>")
+    # the scores table has 7 columns (8 pipes a row), the findings tables 4: no data pipe splits a cell
+    assert {line.count("|") for line in scores.splitlines() if line.startswith("|")} == {8}
+    assert_markdown(findings.rsplit("<details>", 1)[0] + "\n<details>" + "</details>", "markdown")
+    assert "<b>scores</b>" in markdown and "<h3>" not in markdown and "<script>" not in markdown
+    assert markdown.count("<details") == markdown.count("</details>")
+    text = cli("check", str(root), "--score").out
+    assert "scores:" in text and "\x1b" not in text and "\x07" not in text
+    assert not any(line.startswith("::") for line in text.splitlines())
+    document = json.loads(cli("check", str(root), "--score", "--format", "json").out)
+    assert document["scores"] and "\x1b" not in json.dumps(document, ensure_ascii=False)
+
+
 def test_html_report_obeys_no_data(cli, tmp_path):
     root = package(
         tmp_path / "p",
