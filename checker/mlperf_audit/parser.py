@@ -16,6 +16,7 @@ import io
 import json
 import math
 import os
+from itertools import islice
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal
@@ -147,16 +148,18 @@ def _fast_events(payloads: list[bytes | None], lines: list[int], path: str) -> l
     # the names written, which are at least the names decoded: equal counts leave no room for a
     # repeated name, which msgspec would keep silently (the last one). Over the whole file first,
     # as each record's count is at least its own: equal sums mean equal counts.
-    decoded = [_decoded_members(record) for record in records]
-    everywhere = sum(decoded) == sum(payload.count(b":") for payload in payloads if payload is not None)
+    decoded = [(payload, record) for payload, record in zip(payloads, records) if record is not None and payload]
+    everywhere = sum(payload.count(b":") for payload, _ in decoded) == _RECORD_FIELDS * len(decoded) + sum(
+        len(record.metadata) + (_members(record.value) if type(record.value) in _NESTED else 0) for _, record in decoded
+    )
     events: list[LogEvent | None] = []
-    for payload, record, members, lineno in zip(payloads, records, decoded, lines):
+    for payload, record, lineno in zip(payloads, records, lines):
         if (
             record is None
             or not record.key
             or (type(record.time_ms) is int and not -MAX_EXACT_INT <= record.time_ms <= MAX_EXACT_INT)
             or (type(record.value) in _NESTED and not _shallow(payload))  # type: ignore[arg-type]
-            or (not everywhere and payload.count(b":") != members)  # type: ignore[union-attr]
+            or (not everywhere and payload.count(b":") != _decoded_members(record))  # type: ignore[union-attr]
         ):
             events.append(None)
             continue
@@ -266,34 +269,37 @@ def _parse_log(
     cached = cache.load(key, display_path)
     if cached is not None:
         return Run(display_path, cached.events, cached.issues, size, cached.line_count, **context, launch=cached.launch)
-    run = _parse_open(io.BytesIO(data), display_path, size, context)
+    run = _parse_bytes(data, display_path, size, context)
     cache.store(key, Parsed(run.events, run.issues, run.line_count, run.launch))
     return run
 
 
 def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[str, Any]) -> Run:
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        return _unreadable(_IssueSink(display_path), error, [], display_path, size, 0, context)
+    return _parse_bytes(data, display_path, size, context)
+
+
+def _parse_bytes(data: bytes, display_path: str, size: int, context: dict[str, Any]) -> Run:
     sink = _IssueSink(display_path)
     events: list[LogEvent] = []
-    line_count = 0
-    try:
-        head = stream.read(8192)
-        if not head:
-            sink.add(Problem.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
-            return Run(display_path, (), sink.finish(), size, 0, **context)
-        nul = head.find(b"\x00")
-        if nul >= 0:
-            sink.add(
-                Problem.BINARY,
-                f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
-                line=head.count(b"\n", 0, nul) + 1,
-                hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
-            )
-            return Run(display_path, (), sink.finish(), size, 0, **context)
-        data = head + stream.read(MAX_FILE_BYTES + 1 - len(head))
-        launches: list[Launch] = []
-        line_count = _parse_data(data, display_path, events, sink, launches)
-    except OSError as error:
-        return _unreadable(sink, error, events, display_path, size, line_count, context)
+    if not data:
+        sink.add(Problem.EMPTY, "file is empty", hint="Copy the complete log of the run into this file.")
+        return Run(display_path, (), sink.finish(), size, 0, **context)
+    head = data[:8192]
+    nul = head.find(b"\x00")
+    if nul >= 0:
+        sink.add(
+            Problem.BINARY,
+            f"file holds a NUL byte at offset {nul}: binary, not a text log; not read",
+            line=head.count(b"\n", 0, nul) + 1,
+            hint="Replace it with the plain-text log; compressed or binary files are not accepted.",
+        )
+        return Run(display_path, (), sink.finish(), size, 0, **context)
+    launches: list[Launch] = []
+    line_count = _parse_data(data, display_path, events, sink, launches)
     # rounds 0.5 and 0.6 logged `:::MLL <time> <key>: <json>`, which no supported round reads
     legacy = LEGACY_TOKEN in head and b":::MLLOG" not in head
     context = {**context, "launch": launches[0]} if launches else context
@@ -375,31 +381,39 @@ def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink
     if len(data) > MAX_FILE_BYTES or _may_hold_a_long_line(data):
         return _parse_stream(io.BytesIO(data), path, events, sink, launches)
     _find_launch(data, launches)
-    found: list[tuple[int, int, int]] = []  # (line start, line end, last token) of each record line
-    lines: list[int] = []
-    payloads: list[bytes | None] = []
-    lineno = 1  # of the line that starts at `counted`
-    counted = 0
-    at = data.find(TOKEN)
-    while at >= 0:
-        line_start = data.rfind(b"\n", counted, at) + 1 or counted
-        lineno += data.count(b"\n", counted, line_start)
-        counted = line_start
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        last = data.rfind(TOKEN, at, end)
-        found.append((line_start, end, last))
-        lines.append(lineno)
-        # several records on a line: the tolerant path reports it
-        payloads.append(data[last + len(TOKEN) : end].rstrip(b"\r") if last == at else None)
-        at = data.find(TOKEN, end)
+    # Cut at every token (one C call): each piece after the first starts with a record and runs to
+    # the next token, so a line's number and payload cost a find, a count and a slice, instead of a
+    # search back and forth from every token.
+    pieces = data.split(TOKEN)
+    lineno = 1 + pieces[0].count(b"\n")  # of the line the next token is on
+    at = len(pieces[0])  # the next token's offset
+    lines: list[int] = []  # of each record line
+    firsts: list[int] = []  # the offset of its first token
+    payloads: list[bytes | None] = []  # after its last token; None: several records on the line
+    line_open = False  # the previous piece did not end its line
+    for piece in islice(pieces, 1, None):
+        end = piece.find(b"\n")
+        if line_open:  # several records on one line: the tolerant path reports it
+            payloads[-1] = None
+        else:
+            lines.append(lineno)
+            firsts.append(at)
+            payloads.append((piece if end < 0 else piece[:end]).rstrip(b"\r"))
+        line_open = end < 0
+        if not line_open:
+            lineno += piece.count(b"\n", end)
+        at += len(piece) + len(TOKEN)
+    del pieces
     reader = _Reader(path, events, sink)
-    for event, (line_start, end, last), lineno in zip(_fast_events(payloads, lines, path), found, lines):
+    for event, first, number in zip(_fast_events(payloads, lines, path), firsts, lines):
         if event is not None:
             events.append(event)
         else:
-            reader.record(data[line_start : end + 1], last - line_start, lineno)
-    return data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+            line_start = data.rfind(b"\n", 0, first) + 1
+            end = data.find(b"\n", first)
+            end = len(data) if end < 0 else end
+            reader.record(data[line_start : end + 1], data.rfind(TOKEN, first, end) - line_start, number)
+    return lineno - 1 + (bool(data) and not data.endswith(b"\n"))
 
 
 def _may_hold_a_long_line(data: bytes) -> bool:
