@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from importlib import resources
 from pathlib import Path
@@ -275,3 +276,39 @@ def test_check_score_gives_findings_and_scores_from_one_parse(cli, fixtures, tmp
     markdown = cli("check", target, "--score", "--format", "markdown", "--no-cache", "-j", "1").out
     assert "<b>scores</b>" in markdown
     assert "scores" not in cli("check", target, "--format", "markdown", "--no-cache", "-j", "1").out.lower()
+
+
+def _command(*argv: str, stdout=subprocess.PIPE) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "mlperf_audit", *argv], stdout=stdout, stderr=subprocess.PIPE, timeout=300
+    )
+
+
+def test_the_command_leaves_at_once_with_mains_exit_code_and_all_its_output(cli, sample):
+    """`mlperf-audit` skips the interpreter's teardown (`cli.run`): every byte of the output is still
+    written, and the exit code is `main`'s, whichever it is."""
+    for fail_on, code in (("error", None), ("info", 1)):
+        argv = ("check", str(sample), "--format", "json", "--no-cache", "--fail-on", fail_on)
+        in_process = cli(*argv)
+        command = _command(*argv)
+        assert command.returncode == in_process.code and (code is None or code == in_process.code)
+        assert json.loads(command.stdout)["findings"] == json.loads(in_process.out)["findings"]
+    usage = _command("check", "--no-such-option")
+    assert usage.returncode == 2 and b"usage" in usage.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_output_that_cannot_be_written_exits_2_with_a_message(fixtures):
+    with open("/dev/full", "wb") as full:
+        command = _command("check", str(fixtures / "clean"), "--no-cache", stdout=full)
+    assert command.returncode == 2 and b"No space left on device" in command.stderr
+
+
+def test_a_reader_that_leaves_early_is_no_error(fixtures):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mlperf_audit", "rules"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.read(10)
+    process.stdout.close()  # like `| head -c 10`
+    assert process.wait(timeout=120) == 0 and b"Traceback" not in process.stderr.read()
