@@ -328,6 +328,88 @@ def test_the_t_test_stand_in_is_scipy_stats_bit_for_bit(monkeypatch):
             ), args
 
 
+def _batch_sizes_between_pruned_rcps(checker) -> list[int]:
+    records = sorted(checker.pruned_rcp_data.values(), key=lambda r: r["BS"])
+    sizes = []
+    for low, high in zip(records, records[1:]):
+        sizes += range(low["BS"] + 1, high["BS"], max(1, (high["BS"] - low["BS"]) // 7))
+    return sizes
+
+
+def test_the_interpolation_decides_every_step_as_scipy(monkeypatch):
+    """The interpolation's search reads only on which side of alpha each t-test's p-value lies: the
+    closed form decides the steps far from alpha and scipy the others (`rcp._p_value_side`), and
+    every record is the official one's, computed with scipy.stats, on every round and benchmark."""
+    import scipy.stats
+
+    decided = {"closed form": 0, "scipy": 0}
+    side = rcp._one_sided_p_value
+
+    def counted(*args):
+        value = side(*args)
+        decided["closed form" if value is not None and abs(value - 0.05) > rcp._SIDE_MARGIN else "scipy"] += 1
+        return value
+
+    monkeypatch.setattr(rcp, "_one_sided_p_value", counted)
+    for version, benchmark in rcp_cases():
+        rcp.interpolated.cache_clear()
+        official = rcp.reference(version, benchmark)
+        for size in _batch_sizes_between_pruned_rcps(official):
+            monkeypatch.setattr(rcp._rcp_checker_module(), "scipy", type("S", (), {"stats": scipy.stats}))
+            low = official._find_top_min_rcp(size, "pruned_rcps")
+            high = official._find_bottom_max_rcp(size, "pruned_rcps")
+            _, expected = official._create_interp_rcp(size, low, high)
+            monkeypatch.undo()
+            monkeypatch.setattr(rcp, "_one_sided_p_value", counted)
+            assert typed(rcp.interpolated(version, benchmark, size)) == typed(expected), (version, benchmark, size)
+    assert sum(decided.values()) == 46097 and decided["scipy"] > 0, decided
+
+
+def test_the_closed_form_is_the_t_distribution_scipy_computes():
+    import random
+
+    import scipy.stats
+
+    generator = random.Random(11)
+    for _ in range(5000):
+        n1, n2 = generator.randint(1, 60), generator.randint(1, 60)
+        std = generator.uniform(0.001, 50)
+        mean1, mean2 = generator.uniform(0, 100), generator.uniform(0, 100)
+        if n1 + n2 < 3:
+            continue
+        t, p = scipy.stats.ttest_ind_from_stats(mean1, std, n1, mean2, std, n2, equal_var=True)
+        assert rcp._one_sided_p_value(mean1, std, n1, mean2, std, n2) == pytest.approx(
+            p / 2 if t < 0 else 1 - p / 2, abs=5e-15
+        )
+    # off the closed form's ground, scipy decides
+    assert rcp._one_sided_p_value(1.0, 1.0, 1, 2.0, 1.0, 1) is None  # no degree of freedom
+    assert rcp._one_sided_p_value(1.0, 1.0, 20.0, 2.0, 1.0, 8) is None  # a count that is not whole
+    assert rcp._one_sided_p_value(1.0, 1.0, 900, 2.0, 1.0, 900) is None  # beyond the closed form's sums
+    assert rcp._one_sided_p_value(1.0, 0.0, 20, 1.0, 0.0, 8) is None  # no variance
+    assert rcp._one_sided_p_value(1.0, math.inf, 20, 2.0, 1.0, 8) is None
+    assert rcp._one_sided_p_value(math.nan, 1.0, 20, 2.0, 1.0, 8) is None
+
+
+def test_interpolating_the_rcps_of_a_round_needs_no_scipy():
+    """Importing scipy.special cost every process that interpolated an RCP a third of a second:
+    midway between the 4.1 round's RCPs the closed form decides every step (and so on every
+    interpolation a check of the whole published v4.1 round makes)."""
+    script = """
+import sys
+from mlperf_audit_rules import rcp
+done = 0
+for benchmark in ("bert", "dlrm_dcnv2", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
+    records = sorted(rcp.reference("4.1.0", benchmark).pruned_rcp_data.values(), key=lambda r: r["BS"])
+    for low, high in zip(records, records[1:]):
+        if high["BS"] - low["BS"] >= 2:
+            rcp.interpolated("4.1.0", benchmark, (low["BS"] + high["BS"]) // 2)
+            done += 1
+print(done, "scipy.special" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["20", "False"]
+
+
 def test_rcp_data_of_another_mlperf_logging_is_not_used(monkeypatch):
     rcp._shipped.cache_clear()
     rcp.reference.cache_clear()
