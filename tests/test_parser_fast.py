@@ -204,3 +204,28 @@ def test_both_paths_agree_on_every_real_log():
     for path in files:
         fast, tolerant = both_paths(path.read_bytes())
         assert fast == tolerant, path
+
+
+def test_an_event_of_the_fast_path_is_a_log_event_in_every_respect():
+    """The fast path builds events unfrozen and then makes them `LogEvent`s (`_LogEventBeingBuilt`):
+    nothing tells them from events built by `LogEvent(...)`."""
+    import dataclasses
+    from types import MappingProxyType
+
+    from mlperf_audit.model import LogEvent
+
+    events: list = []
+    line = b':::MLLOG {"namespace": "", "time_ms": 5, "event_type": "POINT_IN_TIME", "key": "seed", '
+    line += b'"value": 7, "metadata": {"file": "t.py", "lineno": 3}}\n'
+    parser._parse_data(b"noise\n" + line, "r.txt", events, parser._IssueSink("r.txt"), [])
+    (event,) = events
+    built = LogEvent("seed", 7, 5.0, "POINT_IN_TIME", "", MappingProxyType({"file": "t.py", "lineno": 3}), "r.txt", 2)
+    assert type(event) is LogEvent and dataclasses.is_dataclass(event)
+    assert event == built and hash(event.key) == hash(built.key) and repr(event) == repr(built)
+    assert dataclasses.fields(event) == dataclasses.fields(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.key = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del event.value  # type: ignore[misc]
+    assert dataclasses.replace(event, line=9).line == 9 and event.meta("lineno") == 3
+    assert not hasattr(event, "__dict__")
