@@ -197,16 +197,45 @@ def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(
     # the second look at a PATH keeps its parsed files: the next edit reparses only what changed
     assert len(list((cache / "parse-v1").rglob("*-*"))) == len(list(package.rglob("result_*.txt")))
     parsed.clear()
-    cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")  # another check: not kept
-    assert len(parsed) == len(list(package.rglob("result_*.txt")))  # every log read, from the parse cache
-    # another configuration, another rule pack or another scores request is another check
-    parsed.clear()
+    # a kept check holds the scores whether it showed them or not: without --score, the same check
+    without_scores = cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1").out
+    assert parsed == [] and "scores" not in json.loads(without_scores)
+    assert without_scores == cli("check", str(package), "--format", "json", "--no-cache").out
+    # another configuration or another rule pack is another check: every log read, from the parse cache
     cli("check", str(package), "--format", "json", "--ignore", "LOG", "--cache-dir", str(cache), "-j", "1")
-    assert parsed
+    assert set(parsed) == {str(p.relative_to(package)) for p in package.rglob("result_*.txt")}
     monkeypatch.setattr("mlperf_audit.checkcache._code_digest", lambda tops: "another version of the rules")
     parsed.clear()
     cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")
     assert parsed
+
+
+def test_score_after_a_check_of_the_same_tree_reads_no_log(cli, tmp_path, fixtures, monkeypatch):
+    """`check` then `score` parse once: a kept check holds every folder's score, computed in the same
+    pass; another configuration, or an edited tree, is scored anew."""
+    from mlperf_audit import engine
+
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    cache = tmp_path / "cache"
+    plain = cli("score", str(package), "--format", "json", "--no-cache").out
+    parsed: list[str] = []
+    real = engine.parse_log
+    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")
+    logs = {str(p.relative_to(package)) for p in package.rglob("result_*.txt")}
+    assert set(parsed) == logs
+    parsed.clear()
+    assert cli("score", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1").out == plain
+    assert parsed == []
+    named = ("--ruleset", "training-4.1.0")  # named rather than inferred: another configuration
+    assert cli("score", str(package), "--format", "json", *named, "--cache-dir", str(cache), "-j", "1").out
+    assert set(parsed) == logs
+    parsed.clear()
+    log = next(package.rglob("result_0.txt"))
+    log.write_bytes(log.read_bytes() + b"\n")
+    assert cli("score", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1").out == plain
+    assert set(parsed) == logs
 
 
 def test_a_damaged_or_forged_check_entry_is_a_miss(cli, tmp_path, fixtures):

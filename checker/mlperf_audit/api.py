@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from . import rulesets
-from .checkcache import CheckCache, check_key
+from .checkcache import CheckCache, check_keys
 from .config import Config
 from .discovery import discover
 from .engine import (
@@ -70,6 +70,7 @@ def scored(
         config,
         "score",
         lambda parsing: CheckOutcome([], 0, scores=run_scores(tree, host, parsing, jobs)),
+        also_kept_by="check",  # a kept check of the same tree holds its scores (`_checked`)
     )
     return config, outcome.scores
 
@@ -148,7 +149,7 @@ def review(
         processes=len(outcome.processes),
         scores=tuple(outcome.scores) if scores_in_report else (),
     )
-    return Review(report, tuple(outcome.scores), outcome.collected)
+    return Review(report, tuple(outcome.scores) if score else (), outcome.collected)
 
 
 def _checked(
@@ -164,14 +165,15 @@ def _checked(
 ) -> CheckOutcome:
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
     holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
+    # A check that is kept scores every folder too, from the same parse: `score` then answers from it.
+    scoring = score or (collect is None and config.cache_dir is not None)
     outcome = _kept_or_done(
         path,
         tree,
         host,
         config,
         "check" if collect is None else "collect",
-        lambda parsing: run_checks(tree, host, parsing, progress, jobs, score=score, collect=collect),
-        score=score,
+        lambda parsing: run_checks(tree, host, parsing, progress, jobs, score=scoring, collect=collect),
         submitters=submitters,
     )
     if outcome.kept and progress is not None:
@@ -187,27 +189,30 @@ def _kept_or_done(
     kind: str,
     work: Callable[[Config], CheckOutcome],
     *,
-    score: bool = True,
     submitters: list[str] | None = None,
+    also_kept_by: str | None = None,
 ) -> CheckOutcome:
-    """`work`'s outcome, or the one kept from the same `kind` of work on the same tree. A first look
-    at a PATH keeps no parsed files (`CheckCache.seen_before`); what a command collects (the
-    report's curves) is not kept, only its parsed files."""
+    """`work`'s outcome, or the one kept from the same `kind` of work (or of `also_kept_by`, whose
+    outcomes hold what this work computes) on the same tree. A first look at a PATH keeps no parsed
+    files (`CheckCache.seen_before`); what a command collects (the report's curves) is not kept,
+    only its parsed files."""
     if config.cache_dir is None:
         return work(config)
     checks = CheckCache(config.cache_dir)
-    key = (
+    kinds = [kind] + ([also_kept_by] if also_kept_by else [])
+    keys = (
         None
         if kind == "collect"
-        else check_key(Path(path), tree.kind, config, host.plugins, score=score, submitters=submitters, kind=kind)
+        else check_keys(Path(path), tree.kind, config, host.plugins, score=True, submitters=submitters, kinds=kinds)
     )
-    kept = checks.load_outcome(key) if key is not None else None
-    if kept is not None:
-        return kept
+    for key in keys or ():
+        kept = checks.load_outcome(key)
+        if kept is not None:
+            return kept
     parsing = config if checks.seen_before(Path(path), kind) else dataclasses.replace(config, cache_dir=None)
     outcome = work(parsing)
-    if key is not None:
-        checks.store_outcome(key, outcome)
+    if keys is not None:
+        checks.store_outcome(keys[0], outcome)
     return outcome
 
 

@@ -150,6 +150,21 @@ def check_key(
 ) -> str | None:
     """The entry name of a check of `target` (None: it cannot be told, so nothing is kept); `kind`
     is "score" for the scores alone (`mlperf-audit score`)."""
+    keys = check_keys(target, tree_kind, config, plugins, score=score, submitters=submitters, kinds=(kind,))
+    return keys[0] if keys is not None else None
+
+
+def check_keys(
+    target: Path,
+    tree_kind: TargetKind,
+    config: Config,
+    plugins: Sequence[PluginInfo],
+    *,
+    score: bool,
+    submitters: Sequence[str] | None,
+    kinds: Sequence[str],
+) -> list[str] | None:
+    """The entry names of each kind of work on `target` (`check_key`), from one walk of the tree."""
     if any(plugin.distribution == IN_PROCESS for plugin in plugins):
         return None  # a plugin object given by a library caller may hold any state: not keyed
     digest = hashlib.sha256()
@@ -160,7 +175,7 @@ def check_key(
 
     # an entry point is "package.module" or "package.module:attribute"
     tops = sorted({plugin.module.split(":", 1)[0].split(".", 1)[0] for plugin in plugins} | _ALWAYS)
-    add(CHECK_FOLDER, kind, sys.version, sys.path, _dependencies(), _code_digest(tuple(tops)))
+    add(CHECK_FOLDER, sys.version, sys.path, _dependencies(), _code_digest(tuple(tops)))
     add(sorted((plugin.name, plugin.module, plugin.distribution, plugin.version) for plugin in plugins))
     # waivers expire by date: a kept outcome is the day's
     add(config.to_dict(), config.ruleset_inferred, score, submitters, datetime.date.today().isoformat())
@@ -173,7 +188,8 @@ def check_key(
         _add_tree(_read_from(real, tree_kind), add, skip)  # PATH as named may be a link: its target is read
     except (OSError, ValueError, RecursionError):  # unreadable, too large, or nested past the walk's reach
         return None
-    return digest.hexdigest()
+    tree = digest.digest()
+    return [hashlib.sha256(tree + repr(kind).encode()).hexdigest() for kind in kinds]
 
 
 #: Always part of the code: the core, and mlperf-logging, whose rule files and references the rules read.
