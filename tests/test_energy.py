@@ -239,3 +239,51 @@ def test_edge_energies_match_the_official_summarizer_live(power_sample, cli, tmp
             assert run.energy_joules is None  # result_3: no run_stop
             continue
         assert run.energy_joules == _compute_total_power(str(bert), str(path), ttt_ms, "5.0.0"), run.file
+
+
+def _as_the_official_reader_reads(path: Path) -> list[tuple]:
+    """The reading `read_power_log` replaces: universal newlines over latin-1, `json.loads` per record."""
+    import io
+
+    records = []
+    with open(path, "rb") as stream:
+        for number, line in enumerate(io.TextIOWrapper(io.BytesIO(stream.read()), encoding="latin-1"), 1):
+            at = line.rfind(":::MLLOG ")
+            if at < 0:
+                continue
+            try:
+                record = json.loads(line[at + 9 :].strip())
+                time_ms = float(record["time_ms"])
+            except ValueError:
+                continue
+            records.append((number, time_ms, record["key"], record["value"]))
+    return records
+
+
+def test_power_logs_are_read_as_the_official_reader_reads_them(tmp_path):
+    """The compiled decoder reads a power log's records; whatever it refuses (NaN, huge numbers,
+    lone surrogates) json.loads reads, and every kind of line break counts as the official one does."""
+    from mlperf_audit_rules.summarizer import read_power_log
+
+    def record(value: str, key: str = "power_reading", time_ms: str = "1000") -> bytes:
+        return f':::MLLOG {{"key": "{key}", "value": {value}, "time_ms": {time_ms}, "metadata": {{}}}}'.encode()
+
+    lines = [
+        record("12.5"),
+        record("NaN"),
+        record("1e400"),
+        record('"\\ud800"'),
+        record("123456789012345678901234567890"),
+        b"noise :::MLLOG not json",
+        record("3", time_ms='"7.5"'),
+        record("4", time_ms='"soon"'),  # float() refuses: skipped
+        b'prefix :::MLLOG {"key": "a", "key": "power_reading", "value": 1, "time_ms": 2, "metadata": {}}',
+        "caf\u00e9 :::MLLOG ".encode("latin-1") + record("5")[9:],
+        record("6") + b"\x85" + record("7"),  # NEL is no line break for the official reader
+    ]
+    log = tmp_path / "node_0.txt"
+    for newline in (b"\n", b"\r\n", b"\r"):
+        log.write_bytes(newline.join(lines) + newline + record("8") + b"\r\r\n" + record("9"))
+        read = [(r.line, r.time_ms, r.key, r.value) for r in read_power_log(log, "node_0.txt")]
+        expected = _as_the_official_reader_reads(log)
+        assert repr(read) == repr(expected) and len(read) == 11
