@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import functools
+import gc
 import json
 import multiprocessing
 import os
@@ -385,6 +386,22 @@ def _folder_work(score: bool, collect: Collect | None) -> Callable[[BenchmarkFol
 
 def _check_folder(
     folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool = False, collect: Collect | None = None
+) -> FolderOutcome:
+    # A folder's runs and what the rules derive from them are hundreds of thousands of objects
+    # freed together when the folder is done: the cyclic collector would rescan them again and
+    # again meanwhile (a twelfth of a round's check) and find nothing. What a rule leaves in a
+    # cycle waits until the folder is done.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _checked_folder(folder, host, context, score, collect)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _checked_folder(
+    folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool, collect: Collect | None
 ) -> FolderOutcome:
     published_before = {key: len(values) for key, values in context.channels.items()}
     result = load_benchmark(folder, context.config)
