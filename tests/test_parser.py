@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -235,3 +236,24 @@ def test_run_helpers(tmp_path):
     assert run.index == 0 and run.name == "result_0.txt"
     assert [e.value for e in run.all("seed")] == [1, 2]
     assert run.first("seed").value == 1 and run.value("missing", "x") == "x"
+
+
+@pytest.mark.parametrize("length", [0, 1, 99, 100, 101, 5000])
+def test_read_at_most_gives_the_file_up_to_one_byte_past_the_limit(tmp_path, monkeypatch, length):
+    import io
+
+    from mlperf_audit import read_at_most
+
+    path = tmp_path / "log.txt"
+    path.write_bytes(bytes(range(256)) * 20)
+    path.write_bytes(path.read_bytes()[:length])
+    expected = path.read_bytes()[:101]
+    with open(path, "rb") as stream:
+        assert read_at_most(stream, 100) == expected
+    assert read_at_most(io.BytesIO(path.read_bytes()), 100) == expected  # no file size to go by
+    real = os.fstat
+    for told in (0, length // 2, length + 7):  # grew or shrank since its size was taken
+        monkeypatch.setattr(os, "fstat", lambda fd, told=told: os.stat_result((*real(fd)[:6], told, *real(fd)[7:])))
+        with open(path, "rb") as stream:
+            assert read_at_most(stream, 100) == expected
+        monkeypatch.undo()

@@ -7,7 +7,7 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
   `Channel`) and returns (`Finding`, `Severity`);
 - the model rules read: `Tree`, `Submission`, `SystemDescription`, `BenchmarkFolder`,
   `BenchmarkResult`, `Run`, `LogEvent`, `Implementation`, `FileEntry`, `ArchiveMember`,
-  `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `natural_key`;
+  `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `read_at_most` / `natural_key`;
 - scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`; recipes: `Recipe`, `Quoted`;
 - reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
   work models); `visible` (package text made safe to show); the parser's limits.
@@ -37,6 +37,7 @@ from .model import (
     Tree,
     natural_key,
     open_binary,
+    read_at_most,
 )
 from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
 from .recipes import Quoted, Recipe
@@ -83,6 +84,7 @@ __all__ = [
     "hookimpl",
     "natural_key",
     "open_binary",
+    "read_at_most",
     "rulesets",
     "url_prefix",
     "visible",

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import io
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Hashable, Mapping, TypeVar
 
 from .safety import visible
 
@@ -423,6 +425,20 @@ def open_binary(source: Any) -> Any:
     if not isinstance(source, (str, Path)) and hasattr(source, "open"):
         return source.open()
     return open(source, "rb")
+
+
+def read_at_most(stream: BinaryIO, limit: int) -> bytes:
+    """A file's bytes, up to `limit` and one more (which tells a file over the limit). The read is
+    sized by the file's own size where the stream tells it: asking for the limit makes every read
+    allocate the limit (256 MiB for a log) before giving back what the file held."""
+    try:
+        size = os.fstat(stream.fileno()).st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):  # an archive member, a pipe
+        size = 0
+    data = stream.read(min(size, limit) + 1)
+    if size < len(data) <= limit:  # it grew while it was read, or told no size: the rest, up to the limit
+        data += stream.read(limit + 1 - len(data))
+    return data
 
 
 def natural_key(text: str) -> tuple[Any, ...]:

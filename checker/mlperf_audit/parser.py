@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, Mapping
 import msgspec
 
 from .cache import ParseCache, Parsed
-from .model import Issue, Launch, LogEvent, Problem, Run, open_binary
+from .model import Issue, Launch, LogEvent, Problem, Run, open_binary, read_at_most
 from .safety import visible
 
 if TYPE_CHECKING:
@@ -293,7 +293,7 @@ def _parse_log(
                 return _too_large(display_path, size, context)
             if cache is None or not isinstance(fs_path, (str, Path)):
                 return _parse_open(stream, display_path, size, context)
-            data = stream.read(MAX_FILE_BYTES + 1)
+            data = read_at_most(stream, MAX_FILE_BYTES)
     except OSError as error:
         return _unreadable(_IssueSink(display_path), error, [], display_path, size, 0, context)
     key = cache.key(os.path.abspath(fs_path), data)
@@ -307,7 +307,7 @@ def _parse_log(
 
 def _parse_open(stream: BinaryIO, display_path: str, size: int, context: dict[str, Any]) -> Run:
     try:
-        data = stream.read(MAX_FILE_BYTES + 1)
+        data = read_at_most(stream, MAX_FILE_BYTES)
     except OSError as error:
         return _unreadable(_IssueSink(display_path), error, [], display_path, size, 0, context)
     return _parse_bytes(data, display_path, size, context)

@@ -54,6 +54,7 @@ from mlperf_audit import (
     hookimpl,
     natural_key,
     open_binary,
+    read_at_most,
     rulesets,
     url_prefix,
     visible,
@@ -231,7 +232,7 @@ def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
     parser stops at (not an object, a field missing, a `time_ms` of the wrong type) raises EnergyError."""
     try:
         with open_binary(source) as stream:
-            data = stream.read(MAX_FILE_BYTES + 1)
+            data = read_at_most(stream, MAX_FILE_BYTES)
     except OSError as error:
         raise EnergyError(f"cannot read {shown}: {error.strerror or error}") from None
     if len(data) > MAX_FILE_BYTES:

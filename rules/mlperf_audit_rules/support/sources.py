@@ -60,6 +60,7 @@ from mlperf_audit import (
     SystemDescription,
     hardware,
     open_binary,
+    read_at_most,
 )
 
 #: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
@@ -96,7 +97,7 @@ def read_text(entry: FileEntry) -> str | None:
         return None
     try:
         with open_binary(entry.fs_path) as stream:
-            data = stream.read(MAX_SOURCE_BYTES + 1)
+            data = read_at_most(stream, MAX_SOURCE_BYTES)
     except OSError:
         return None
     if len(data) > MAX_SOURCE_BYTES or b"\x00" in data[:8192]:
