@@ -19,7 +19,7 @@ import os
 from itertools import islice
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, Mapping, cast
 
 import msgspec
 
@@ -148,9 +148,12 @@ def _fast_events(payloads: list[bytes | None], lines: list[int], path: str) -> l
     # the names written, which are at least the names decoded: equal counts leave no room for a
     # repeated name, which msgspec would keep silently (the last one). Over the whole file first,
     # as each record's count is at least its own: equal sums mean equal counts.
-    decoded = [(payload, record) for payload, record in zip(payloads, records) if record is not None and payload]
-    everywhere = sum(payload.count(b":") for payload, _ in decoded) == _RECORD_FIELDS * len(decoded) + sum(
-        len(record.metadata) + (_members(record.value) if type(record.value) in _NESTED else 0) for _, record in decoded
+    decoded = [record for record in records if record is not None]
+    # a decoded record had a payload: with every record decoded, every payload is bytes
+    written = payloads if len(decoded) == len(payloads) else [p for p, r in zip(payloads, records) if r is not None]
+    colons = b"".join(cast("list[bytes]", written)).count(b":")
+    everywhere = colons == _RECORD_FIELDS * len(decoded) + sum([len(record.metadata) for record in decoded]) + sum(
+        [_members(record.value) for record in decoded if type(record.value) in _NESTED]
     )
     events: list[LogEvent | None] = []
     for payload, record, lineno in zip(payloads, records, lines):
