@@ -61,22 +61,32 @@ def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
     """A JSON-like document (dicts, lists, tuples, strings, numbers) with every string, keys
     included, made `visible`; a float that JSON cannot write (NaN, an infinity) becomes None and
     any other object its visible `str`, so that the document always encodes as strict JSON."""
-    if isinstance(data, str):
-        return visible(data, keep_newlines=keep_newlines)
-    if isinstance(data, dict):
-        return {
-            visible_data(key, keep_newlines=keep_newlines) if isinstance(key, str) else key: visible_data(
-                value, keep_newlines=keep_newlines
-            )
-            for key, value in data.items()
-        }
-    if isinstance(data, (list, tuple)):
-        return [visible_data(item, keep_newlines=keep_newlines) for item in data]
-    if isinstance(data, float):
-        return data if math.isfinite(data) else None
-    if data is None or isinstance(data, (bool, int)):
-        return data
-    return visible(str(data), keep_newlines=keep_newlines)
+    pattern = _NEWLINE_OR_TAB_KEPT if keep_newlines else _HIDDEN
+    search, sub = pattern.search, pattern.sub
+
+    def shown(value: Any) -> Any:  # exact types first: a report holds tens of thousands of values
+        kind = type(value)
+        if kind is str:
+            return sub(_escape, value) if search(value) else value
+        if kind is dict:
+            return {(shown(key) if type(key) is str else key): shown(item) for key, item in value.items()}
+        if kind is list or kind is tuple:
+            return [shown(item) for item in value]
+        if kind is int or kind is bool or value is None:
+            return value
+        if isinstance(value, str):
+            return sub(_escape, value)
+        if isinstance(value, dict):
+            return {(shown(key) if isinstance(key, str) else key): shown(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [shown(item) for item in value]
+        if isinstance(value, float):
+            return value if math.isfinite(value) else None
+        if isinstance(value, (bool, int)):
+            return value
+        return sub(_escape, str(value))
+
+    return shown(data)
 
 
 def json_document(data: Any, *, keep_newlines: bool = False) -> str:
