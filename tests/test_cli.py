@@ -312,3 +312,17 @@ def test_a_reader_that_leaves_early_is_no_error(fixtures):
     process.stdout.read(10)
     process.stdout.close()  # like `| head -c 10`
     assert process.wait(timeout=120) == 0 and b"Traceback" not in process.stderr.read()
+
+
+def test_starting_imports_no_numerics_and_no_schema_validator():
+    """Every command starts with the plugins loaded; numpy, scipy and jsonschema (a fifth of a
+    second together) are imported by the rules that compute with them, when they first do."""
+    script = (
+        "import sys\n"
+        "from mlperf_audit.cli import build_parser\n"
+        "from mlperf_audit.plugins import PluginHost\n"
+        "build_parser(PluginHost())\n"
+        "print(sorted(m for m in ('numpy', 'scipy.special', 'scipy.stats._stats_py', 'jsonschema') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -6,10 +6,11 @@ import json
 import reprlib
 from functools import cache
 from importlib import resources
-from typing import Any, Callable, Iterator, cast
+from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+if TYPE_CHECKING:  # imported when a schema is first used: jsonschema takes a tenth of a second to import
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 
 @cache
@@ -19,6 +20,8 @@ def load(name: str) -> dict[str, Any]:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = load(name)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
@@ -69,6 +72,8 @@ def describe(error: ValidationError) -> str:
 @cache
 def _value_validator(name: str, schema_json: str) -> Draft202012Validator:
     """A validator for one sub-schema of a schema file, resolving that file's `$defs`."""
+    from jsonschema import Draft202012Validator
+
     schema = {**json.loads(schema_json), "$defs": load(name).get("$defs", {})}
     return Draft202012Validator(schema)
 
