@@ -76,9 +76,16 @@ class PluginHost:
 
     def _load_entry_points(self, autoload_third_party: bool) -> None:
         seen: set[str] = set()
+        # each `name` or `version` of a distribution parses its whole METADATA again: once per distribution
+        described: dict[Any, tuple[str, str]] = {}
         for entry_point in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
-            distribution = entry_point.dist.name if entry_point.dist else "?"
-            version = entry_point.dist.version if entry_point.dist else "?"
+            distribution, version = "?", "?"
+            if entry_point.dist is not None:
+                where = getattr(entry_point.dist, "_path", None) or id(entry_point.dist)
+                if where not in described:
+                    header = entry_point.dist.metadata
+                    described[where] = (header["Name"], header["Version"])
+                distribution, version = described[where]
             builtin = distribution == DISTRIBUTION
             if entry_point.name in self.disabled or (not builtin and not autoload_third_party):
                 continue
