@@ -124,3 +124,65 @@ def test_deep_folders_a_huge_waivers_file_and_a_cache_inside_the_submission(cli,
     entries = sorted(inside.rglob("*"))
     _agrees(cli, system, inside)  # the cache's own writes are not part of the tree it keys
     assert sorted(inside.rglob("*")) == entries
+
+
+def test_a_scorer_that_fails_where_scores_are_only_kept_leaves_the_check_alone(tmp_path, fixtures):
+    """A kept check scores every folder for a later `score`: a scorer that raises there changes no
+    finding and no exit code (the outcome is just not kept), and nothing a scorer publishes reaches
+    the check's rules. Asked for (`check --score`), a scorer's failure is the command's, as before."""
+    from mlperf_audit import Channel, Rule, Severity, hookimpl
+    from mlperf_audit.checkcache import CheckCache
+    from mlperf_audit.discovery import discover
+    from mlperf_audit.engine import run_checks
+    from mlperf_audit.plugins import PluginHost
+
+    scored: Channel[int] = Channel("test.scored")
+    seen: list[list[int]] = []
+
+    class ReadsWhatWasPublished(Rule):
+        """Records what the tree phase receives from the scorers' channel.
+
+        How to fix: nothing; it is a test.
+        """
+
+        code = "TST009"
+        name = "reads-published"
+        summary = "A test rule."
+        severity = Severity.INFO
+        scope = "tree"
+
+        def check(self, tree, context):
+            seen.append(context.received(scored))
+            return ()
+
+    class Scorer:
+        fails = True
+
+        @hookimpl
+        def mlperf_audit_register_rules(self):
+            return [ReadsWhatWasPublished]
+
+        @hookimpl(tryfirst=True)
+        def mlperf_audit_score_benchmark(self, result, context):
+            context.publish(scored, 1)
+            if self.fails:
+                raise RuntimeError("scorer bug")
+
+    scorer = Scorer()
+    host = PluginHost(plugins=[("scorer", scorer)])
+    target = fixtures / "clean"
+    plain = api.check(target, Config(cache_dir=None), host)
+    kept = api.check(target, Config(cache_dir=str(tmp_path / "cache")), host)
+    assert kept.findings == plain.findings and kept.exit_code == plain.exit_code == 0
+    assert seen == [[], []]
+    config = api._configured(discover(target), Config(cache_dir=str(tmp_path / "cache")), host)
+    outcome = run_checks(discover(target), host, config, keep_scores=True)
+    assert outcome.unscored and [f.rule for f in outcome.findings] == [f.rule for f in plain.findings]
+    CheckCache(tmp_path / "cache").store_outcome("0" * 64, outcome)
+    assert not list((tmp_path / "cache").rglob("0" * 64))
+    with pytest.raises(RuntimeError, match="scorer bug"):
+        api.check(target, Config(cache_dir=None), host, score=True)
+    scorer.fails = False  # a scorer that answers None: the built-in one scores, its publication stays its own
+    seen.clear()
+    api.check(target, Config(cache_dir=None), host, score=True)
+    assert seen == [[]]

@@ -326,3 +326,18 @@ def test_starting_imports_no_numerics_and_no_schema_validator():
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_closed_output_changes_no_exit_code(fixtures):
+    """Started with standard output or error closed (`>&-`), the command leaves with main's code."""
+    script = (
+        "import os, sys\n"
+        "os.close(int(sys.argv[1]))\n"
+        "os.execv(sys.executable, [sys.executable, '-m', 'mlperf_audit', *sys.argv[2:]])\n"
+    )
+    check = ["check", "--no-cache", str(fixtures / "clean")]
+    # --version writes nothing when stdout is closed; a report that cannot be written is exit 2;
+    # without stderr, a check shows no progress
+    for closed, argv, code in ((1, ["--version"], 0), (1, check, 2), (2, check, 0)):
+        process = subprocess.run([sys.executable, "-c", script, str(closed), *argv], capture_output=True, timeout=300)
+        assert process.returncode == code and b"Traceback" not in process.stdout + process.stderr, process

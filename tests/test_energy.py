@@ -287,3 +287,30 @@ def test_power_logs_are_read_as_the_official_reader_reads_them(tmp_path):
         read = [(r.line, r.time_ms, r.key, r.value) for r in read_power_log(log, "node_0.txt")]
         expected = _as_the_official_reader_reads(log)
         assert repr(read) == repr(expected) and len(read) == 11
+
+
+def test_a_power_record_nested_as_deep_as_json_loads_reaches_is_its_to_read(tmp_path, monkeypatch):
+    """How deep `json.loads` can nest depends on the interpreter's stack, and msgspec goes a few
+    levels further: a record nesting deeper than 64 levels is json.loads's to read (or refuse:
+    EnergyError), exactly as the official reader does; msgspec never sees it."""
+    from mlperf_audit_rules import summarizer
+    from mlperf_audit_rules.summarizer import EnergyError, read_power_log
+
+    decoded: list[str] = []
+    compiled = summarizer._decode_json
+    monkeypatch.setattr(summarizer, "_decode_json", lambda text: decoded.append(text) or compiled(text))
+    log = tmp_path / "node_0.txt"
+    for depth in (3, 62, 63, 64, 65, 400, 5000):
+        value = "[" * depth + "]" * depth
+        log.write_text(f':::MLLOG {{"key": "power_reading", "value": {value}, "time_ms": 5, "metadata": {{}}}}\n')
+        try:
+            expected = repr(_as_the_official_reader_reads(log))
+        except RecursionError:
+            expected = "too deep"
+        try:
+            read = repr([(r.line, r.time_ms, r.key, r.value) for r in read_power_log(log, "node_0.txt")])
+        except EnergyError as error:
+            assert "too deeply" in str(error)
+            read = "too deep"
+        assert read == expected, depth
+    assert max(text.count("[") + text.count("{") for text in decoded) == 64  # the record's own braces count

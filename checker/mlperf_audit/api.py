@@ -166,14 +166,16 @@ def _checked(
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
     holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
     # A check that is kept scores every folder too, from the same parse: `score` then answers from it.
-    scoring = score or (collect is None and config.cache_dir is not None)
+    keep_scores = collect is None and config.cache_dir is not None
     outcome = _kept_or_done(
         path,
         tree,
         host,
         config,
         "check" if collect is None else "collect",
-        lambda parsing: run_checks(tree, host, parsing, progress, jobs, score=scoring, collect=collect),
+        lambda parsing: run_checks(
+            tree, host, parsing, progress, jobs, score=score, collect=collect, keep_scores=keep_scores
+        ),
         submitters=submitters,
     )
     if outcome.kept and progress is not None:

@@ -116,9 +116,11 @@ class CheckCache(ParseCache):
         if (
             outcome.collected
             or outcome.unreadable
+            or outcome.unscored
             or any(finding.rule == INTERNAL_RULE for finding in outcome.findings)
         ):
-            return  # what a command collected is not plain data; a crash or a failed read is not a verdict to keep
+            return  # what a command collected is not plain data; a crash, a failed read or a failed
+            # scorer is not a verdict to keep (a later `score` would find no score where it fails)
         try:
             blob = _ENCODER.encode(
                 _Stored(

@@ -208,6 +208,8 @@ def run() -> NoReturn:
     nothing is left to release: the output is flushed here, the worker processes have ended."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with the descriptor closed (`>&-`): nothing was written to it
+            continue
         try:
             stream.flush()
         except BrokenPipeError:  # the reader left (`| head`): nothing more to say

@@ -347,6 +347,7 @@ class CheckOutcome:
     unreported: dict[str, int] = field(default_factory=dict)
     unreadable: bool = False  # a file or folder could not be read: perhaps for a moment (not a verdict to keep)
     kept: bool = False  # read from the cache of whole checks, not checked now
+    unscored: bool = False  # a scorer failed where the scores were computed only to be kept (not kept)
 
 
 @dataclass
@@ -358,6 +359,7 @@ class FolderOutcome:
     checked: list[tuple[str, str]]
     published: dict[str, list[Any]]
     score: BenchmarkScore | None = None
+    unscored: bool = False  # a scorer failed where the scores were computed only to be kept
     collected: Any = None
     unreported: dict[str, int] = field(default_factory=dict)
     unreadable: bool = False
@@ -377,15 +379,22 @@ def _unreadable(issues: Iterable[Issue]) -> bool:
     return any(issue.problem in _TRANSIENT for issue in issues)
 
 
-def _folder_work(score: bool, collect: Collect | None) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
+def _folder_work(
+    score: bool, collect: Collect | None, keep_scores: bool = False
+) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
     def work(folder: BenchmarkFolder, host: Host, context: CheckContext) -> FolderOutcome:
-        return _check_folder(folder, host, context, score, collect)
+        return _check_folder(folder, host, context, score, collect, keep_scores)
 
     return work
 
 
 def _check_folder(
-    folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool = False, collect: Collect | None = None
+    folder: BenchmarkFolder,
+    host: Host,
+    context: CheckContext,
+    score: bool = False,
+    collect: Collect | None = None,
+    keep_scores: bool = False,
 ) -> FolderOutcome:
     # A folder's runs and what the rules derive from them are hundreds of thousands of objects
     # freed together when the folder is done: the cyclic collector would rescan them again and
@@ -394,14 +403,19 @@ def _check_folder(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _checked_folder(folder, host, context, score, collect)
+        return _checked_folder(folder, host, context, score, collect, keep_scores)
     finally:
         if collecting:
             gc.enable()
 
 
 def _checked_folder(
-    folder: BenchmarkFolder, host: Host, context: CheckContext, score: bool, collect: Collect | None
+    folder: BenchmarkFolder,
+    host: Host,
+    context: CheckContext,
+    score: bool,
+    collect: Collect | None,
+    keep_scores: bool,
 ) -> FolderOutcome:
     published_before = {key: len(values) for key, values in context.channels.items()}
     result = load_benchmark(folder, context.config)
@@ -425,8 +439,17 @@ def _checked_folder(
     _unreported(result.issues, context, unreported)
     unreadable = _unreadable(issue for run in result.runs for issue in run.issues) or _unreadable(result.issues)
     outcome = FolderOutcome(findings, len(result.runs), checked, added, unreported=unreported, unreadable=unreadable)
-    if score:  # in the same pass: the parsed runs and what the rules memoised for the folder are at hand
-        outcome.score = host.hook.mlperf_audit_score_benchmark(result=result, context=context)
+    if score or keep_scores:  # in the same pass: the parsed runs and what the rules memoised are at hand
+        before = {key: len(values) for key, values in context.channels.items()}
+        try:
+            outcome.score = host.hook.mlperf_audit_score_benchmark(result=result, context=context)
+        except Exception:
+            if score:
+                raise
+            outcome.unscored = True  # scored only to be kept: the check stands, and is not kept
+        finally:  # the check's publications are the rules' alone, scored or not
+            for key in list(context.channels):
+                del context.channels[key][before.get(key, 0) :]
     if collect is not None:
         outcome.collected = collect(result)
     return outcome
@@ -519,9 +542,12 @@ def run_checks(
     *,
     score: bool = False,
     collect: Collect | None = None,
+    keep_scores: bool = False,
 ) -> CheckOutcome:
     """Checks everything under the tree and returns the sorted findings; with `score`, also the score
     of every benchmark folder, and with `collect`, what it returns for each, from the same parse.
+    `keep_scores` scores too, for the outcome to be kept: a scorer that fails then leaves the
+    check as it is and the outcome `unscored`.
 
     Benchmark folders are checked in `jobs` processes; the findings are the same whatever `jobs` is.
     `progress(done, total)` is called after each benchmark folder (result files done of all)."""
@@ -541,14 +567,17 @@ def run_checks(
         for system in submission.systems:
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
-    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, _folder_work(score, collect))
+    work = _folder_work(score, collect, keep_scores)
+    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, work)
     scores: list[BenchmarkScore] = []
     collected: dict[str, Any] = {}
     unreadable = _unreadable(tree.issues) or any(
         _unreadable(system.issues) for submission in tree.submissions for system in submission.systems
     )
+    unscored = False
     for folder, outcome in zip(tree.benchmark_folders, folder_run.outputs):
         unreadable = unreadable or outcome.unreadable
+        unscored = unscored or outcome.unscored
         findings += outcome.findings
         runs_checked += outcome.runs
         checked += outcome.checked
@@ -592,6 +621,7 @@ def run_checks(
         collected,
         unreported,
         unreadable,
+        unscored=unscored,
     )
 
 

@@ -145,7 +145,9 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     """Compute the score of one benchmark folder (``mlperf_audit.scores.BenchmarkScore``).
 
     First result wins: a plugin for another round or scoring scheme can replace the built-in one
-    (``mlperf_audit_rules.summarizer``) by answering first.
+    (``mlperf_audit_rules.summarizer``) by answering first. ``check`` scores too when its outcome
+    is kept, for a later ``score``: a scorer that raises there leaves the check as it is (and its
+    outcome unkept). What a scorer publishes on a channel is never part of the check.
     """
 
 

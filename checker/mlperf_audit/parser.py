@@ -410,9 +410,9 @@ def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink
 
     Most lines of a result log are not records (a framework's output), so the scan jumps from one
     `:::MLLOG ` token to the next at C speed instead of visiting every line; a file that holds a
-    line too long to parse, or that grew past the limit while it was read, takes the line-by-line
-    path, which reports those."""
-    if len(data) > MAX_FILE_BYTES or _may_hold_a_long_line(data):
+    line too long to parse, that grew past the limit while it was read, or that is dense with
+    tokens, takes the line-by-line path, which reports the same."""
+    if len(data) > MAX_FILE_BYTES or _may_hold_a_long_line(data) or _dense_with_tokens(data):
         return _parse_stream(io.BytesIO(data), path, events, sink, launches)
     _find_launch(data, launches)
     # Cut at every token (one C call): each piece after the first starts with a record and runs to
@@ -448,6 +448,17 @@ def _parse_data(data: bytes, path: str, events: list[LogEvent], sink: _IssueSink
             end = len(data) if end < 0 else end
             reader.record(data[line_start : end + 1], data.rfind(TOKEN, first, end) - line_start, number)
     return lineno - 1 + (bool(data) and not data.endswith(b"\n"))
+
+
+#: mllog's shortest record is 85 bytes: a file with a token every 64 bytes or less is no log.
+_MIN_RECORD_BYTES = 64
+
+
+def _dense_with_tokens(data: bytes) -> bool:
+    """Whether `data` holds more tokens than records could fill: cutting it at every token would
+    make an object of each (a hostile file of tokens, several to a line, took gigabytes); the
+    line-by-line path keeps one line at a time."""
+    return data.count(TOKEN) * _MIN_RECORD_BYTES > len(data)
 
 
 def _may_hold_a_long_line(data: bytes) -> bool:

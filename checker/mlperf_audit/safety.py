@@ -69,7 +69,7 @@ def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
         if kind is str:
             return sub(_escape, value) if search(value) else value
         if kind is dict:
-            return {(shown(key) if type(key) is str else key): shown(item) for key, item in value.items()}
+            return {(shown(key) if isinstance(key, str) else key): shown(item) for key, item in value.items()}
         if kind is list or kind is tuple:
             return [shown(item) for item in value]
         if kind is int or kind is bool or value is None:

@@ -211,6 +211,8 @@ POWER_TOKEN = ":::MLLOG "
 #: `json.loads` at C speed: the same values wherever it accepts a text; it refuses, rather than
 #: reads differently, NaN and Infinity, numbers that overflow a float and lone surrogates.
 _decode_json = msgspec.json.Decoder().decode
+#: Records nesting deeper than this may go deeper than `json.loads` reaches: they are its to read.
+_SHALLOW = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,6 +249,8 @@ def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
         payload = line[at + len(POWER_TOKEN) :].strip()
         try:
             try:
+                if payload.count("[") + payload.count("{") > _SHALLOW:
+                    raise msgspec.DecodeError  # how deep json.loads can go depends on the stack: it decides
                 record = _decode_json(payload)
             except msgspec.DecodeError:  # what json.loads reads differently, or not at all
                 record = json.loads(payload)

@@ -135,3 +135,25 @@ def test_write_text_writes_utf8_and_appends(tree, tmp_path):
         locked.mkdir(mode=0o500)
         with pytest.raises(OutputError, match="cannot write"):
             write_text(locked / "x.txt", "x", [tree])
+
+
+def test_visible_data_shows_subclasses_of_str_and_of_containers_visibly():
+    """A plugin's details may hold str subclasses (enums), as keys too, at any depth."""
+    import enum
+    from collections import OrderedDict
+
+    from mlperf_audit.safety import visible_data
+
+    class Name(str):
+        pass
+
+    class Colour(enum.StrEnum):
+        RED = "red\x1b[31m"
+
+    document = {Name("a\x1b[31m"): 1, "b": {Name("c\n"): [Name("d\x85"), Colour.RED, (1.5, float("nan"))]}}
+    document["o"] = OrderedDict({Name("e\u202e"): Name("f\x07")})
+    assert visible_data(document) == {
+        "a\\x1b[31m": 1,
+        "b": {"c\\x0a": ["d\\x85", "red\\x1b[31m", [1.5, None]]},
+        "o": {"e\\u202e": "f\\x07"},
+    }

@@ -84,7 +84,7 @@ def round_config(args: argparse.Namespace, target: Path, ruleset: str | None = N
 
 def progress(args: argparse.Namespace) -> Any:
     """A progress line on standard error, only on a terminal: never mixed into reports or pipes."""
-    if args.no_progress or not sys.stderr.isatty():
+    if args.no_progress or sys.stderr is None or not sys.stderr.isatty():
         return None
 
     def show(done: int, total: int) -> None:
