@@ -186,3 +186,29 @@ def test_a_scorer_that_fails_where_scores_are_only_kept_leaves_the_check_alone(t
     seen.clear()
     api.check(target, Config(cache_dir=None), host, score=True)
     assert seen == [[]]
+
+
+def test_the_code_is_keyed_by_every_write_to_its_files(tmp_path, monkeypatch):
+    """The code's part of the key stats every file of the packages (as the tree's part does): any
+    write, even one that restores the bytes, the size and the modification time, is a new key."""
+    import importlib
+    import os
+    import time
+
+    from mlperf_audit.checkcache import _code_digest
+
+    package = tmp_path / "site" / "keyed_rules_pack"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("CODE = 1\n")
+    (package / "data.json").write_text("{}")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    importlib.invalidate_caches()
+    digest = _code_digest.__wrapped__
+    first = digest(("keyed_rules_pack",))
+    assert digest(("keyed_rules_pack",)) == first
+    before = (package / "data.json").stat()
+    time.sleep(0.01)
+    (package / "data.json").write_text("{}")  # the same bytes and size
+    os.utime(package / "data.json", ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert digest(("keyed_rules_pack",)) != first
+    assert digest(("no_such_package_here",)) != first
