@@ -140,22 +140,6 @@ class CheckCache(ParseCache):
             self._write_entry(key, blob)
 
 
-def check_key(
-    target: Path,
-    tree_kind: TargetKind,
-    config: Config,
-    plugins: Sequence[PluginInfo],
-    *,
-    score: bool,
-    submitters: Sequence[str] | None,
-    kind: str = "check",
-) -> str | None:
-    """The entry name of a check of `target` (None: it cannot be told, so nothing is kept); `kind`
-    is "score" for the scores alone (`mlperf-audit score`)."""
-    keys = check_keys(target, tree_kind, config, plugins, score=score, submitters=submitters, kinds=(kind,))
-    return keys[0] if keys is not None else None
-
-
 def check_keys(
     target: Path,
     tree_kind: TargetKind,
@@ -166,7 +150,8 @@ def check_keys(
     submitters: Sequence[str] | None,
     kinds: Sequence[str],
 ) -> list[str] | None:
-    """The entry names of each kind of work on `target` (`check_key`), from one walk of the tree."""
+    """The entry name of each kind of work on `target` ("check", or "score" for the scores alone),
+    from one walk of the tree; None when it cannot be told (nothing is then kept)."""
     if any(plugin.distribution == IN_PROCESS for plugin in plugins):
         return None  # a plugin object given by a library caller may hold any state: not keyed
     digest = hashlib.sha256()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import functools
-import gc
 import json
 import multiprocessing
 import os
@@ -37,7 +36,7 @@ from .model import (
     Tree,
     open_binary,
 )
-from .parser import parse_log
+from .parser import collector_at_rest, parse_log
 from .rule import ENGINE, SCOPES, CheckContext, Rule, Scope
 from .scores import BenchmarkScore, Comparison
 
@@ -400,13 +399,8 @@ def _check_folder(
     # freed together when the folder is done: the cyclic collector would rescan them again and
     # again meanwhile (a twelfth of a round's check) and find nothing. What a rule leaves in a
     # cycle waits until the folder is done.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_at_rest():
         return _checked_folder(folder, host, context, score, collect, keep_scores)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _checked_folder(

@@ -16,10 +16,11 @@ import io
 import json
 import math
 import os
+from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Literal, Mapping, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Literal, Mapping, cast
 
 import msgspec
 
@@ -266,10 +267,17 @@ def parse_log(
     # Parsing allocates hundreds of thousands of objects and no reference cycles, so the cyclic
     # collector would only rescan everything alive (a third of the parse time on a round); plain
     # reference counting still frees what is dropped.
+    with collector_at_rest():
+        return _parse_log(fs_path, display_path, submitter, system, benchmark, cache)
+
+
+@contextmanager
+def collector_at_rest() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block, then as it was."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _parse_log(fs_path, display_path, submitter, system, benchmark, cache)
+        yield
     finally:
         if collecting:
             gc.enable()
