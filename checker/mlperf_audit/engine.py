@@ -411,7 +411,7 @@ def _checked_folder(
     collect: Collect | None,
     keep_scores: bool,
 ) -> FolderOutcome:
-    published_before = {key: len(values) for key, values in context.channels.items()}
+    published_before = _published_mark(context)
     result = load_benchmark(folder, context.config)
     submitter = folder.submitter or None
     findings: list[Finding] = []
@@ -420,13 +420,7 @@ def _checked_folder(
         findings += _with_context(found, submitter, folder.system, folder.benchmark)
     found = _flatten(host.hook.mlperf_audit_check_benchmark(result=result, context=context))
     findings += _with_context(found, submitter, folder.system, folder.benchmark)
-    added = {
-        key: values[published_before.get(key, 0) :]
-        for key, values in context.channels.items()
-        if len(values) > published_before.get(key, 0)
-    }
-    for key in added:  # handed back in the outcome, and published in folder order by run_checks
-        del context.channels[key][published_before.get(key, 0) :]
+    added = _published_since(context, published_before)  # published in folder order by run_checks
     checked = [("benchmark", folder.path)] + [("run", run.path) for run in result.runs]
     unreported: dict[str, int] = {}
     _unreported((issue for run in result.runs for issue in run.issues), context, unreported)
@@ -434,7 +428,7 @@ def _checked_folder(
     unreadable = _unreadable(issue for run in result.runs for issue in run.issues) or _unreadable(result.issues)
     outcome = FolderOutcome(findings, len(result.runs), checked, added, unreported=unreported, unreadable=unreadable)
     if score or keep_scores:  # in the same pass: the parsed runs and what the rules memoised are at hand
-        before = {key: len(values) for key, values in context.channels.items()}
+        before = _published_mark(context)
         try:
             outcome.score = host.hook.mlperf_audit_score_benchmark(result=result, context=context)
         except Exception:
@@ -442,11 +436,24 @@ def _checked_folder(
                 raise
             outcome.unscored = True  # scored only to be kept: the check stands, and is not kept
         finally:  # the check's publications are the rules' alone, scored or not
-            for key in list(context.channels):
-                del context.channels[key][before.get(key, 0) :]
+            _published_since(context, before)
     if collect is not None:
         outcome.collected = collect(result)
     return outcome
+
+
+def _published_mark(context: CheckContext) -> dict[str, int]:
+    return {key: len(values) for key, values in context.channels.items()}
+
+
+def _published_since(context: CheckContext, mark: dict[str, int]) -> dict[str, list[Any]]:
+    """What was published since `mark` (`_published_mark`), taken out of the context."""
+    taken = {
+        key: values[mark.get(key, 0) :] for key, values in context.channels.items() if len(values) > mark.get(key, 0)
+    }
+    for key in taken:
+        del context.channels[key][mark.get(key, 0) :]
+    return taken
 
 
 #: What a forked worker inherits: the host, the context, the folders, the work, the position of the
