@@ -493,3 +493,26 @@ def test_rcp_rules_survive_values_that_are_not_numbers(cli, monkeypatch, fixture
     result = check(cli, fixtures / folder, "--select", "RCP", "--no-cache")
     rules = {f["rule"] for f in findings(result)}
     assert "CHK001" not in rules and rule in rules, rules
+
+
+def test_score_is_never_answered_by_a_forged_damaged_or_misplaced_check_entry(cli, tmp_path, fixtures):
+    """`score` may be answered from a kept check: an entry replaced by another tree's, cut short or
+    filled with garbage is a miss, and the scores are those of `--no-cache`."""
+    cache = tmp_path / "cache"
+    trees = {}
+    for name in ("clean", "demo"):
+        trees[name] = tmp_path / name
+        shutil.copytree(fixtures / name, trees[name])
+    plain = cli("score", str(trees["clean"]), "--format", "json", "--no-cache").out
+    other = cli("score", str(trees["demo"]), "--format", "json", "--no-cache").out
+    assert plain != other
+    for name in trees:
+        cli("check", str(trees[name]), "--format", "json", "--cache-dir", str(cache))
+    entries = sorted((p for p in (cache / "check-v1").rglob("*") if p.is_file()), key=lambda p: p.stat().st_size)
+    donor = entries[-1].read_bytes()
+    for damage in (donor, donor[: len(donor) // 2], b"\x93not msgpack", b""):
+        for entry in entries:
+            entry.write_bytes(damage)
+        assert cli("score", str(trees["clean"]), "--format", "json", "--cache-dir", str(cache)).out == plain
+        for entry in (p for p in (cache / "check-v1").rglob("*") if p.is_file()):
+            entry.write_bytes(damage)  # scoring anew keeps a score entry: damage it too
