@@ -86,9 +86,10 @@ def pull_request(tmp_path, sample):
 
 
 def run_action(env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The script as `action.yml` runs it: isolated (`-I`), from a folder outside the workspace."""
     return subprocess.run(
-        [sys.executable, "-m", "mlperf_audit.github_action"],
-        cwd=cwd,
+        [sys.executable, "-I", "-m", "mlperf_audit.github_action"],
+        cwd=cwd.parent,
         env=env,
         capture_output=True,
         text=True,
@@ -154,14 +155,25 @@ def test_action_yml_passes_inputs_through_env():
         "INPUT_CHANGED_ONLY",
         "INPUT_SARIF_FILE",
         "MLPERF_AUDIT_CACHE_DIR",
+        "MLPERF_AUDIT_VENV",
     }
-    assert steps[0]["run"] == INSTALL
 
 
-INSTALL = (
-    'python3 -m pip install --quiet --constraint "$GITHUB_ACTION_PATH/.github/action-constraints.txt" '
-    '"$GITHUB_ACTION_PATH"'
-)
+def test_every_python_step_runs_isolated_outside_the_workspace():
+    """No file of the checkout can shadow a module (issue 25): each Python command is `-I` (no
+    working folder, no PYTHON* variables on sys.path), from the environment the install step made,
+    in a folder outside the workspace (tests/security/test_action_isolation.py runs the steps)."""
+    steps = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
+    for step in steps:
+        if "run" not in step:
+            continue
+        assert step["working-directory"] == "${{ runner.temp }}"
+        for line in step["run"].splitlines():
+            if "python" in line and "-m " in line:
+                assert " -I -m " in line, line
+                assert line.lstrip().startswith(
+                    ('python3 -I -m venv "$MLPERF_AUDIT_VENV"', '"$MLPERF_AUDIT_VENV/bin/python"')
+                )
 
 
 def _runtime_closure() -> dict[str, str]:
@@ -203,13 +215,7 @@ def test_action_yml_keeps_the_cache_outside_the_workspace():
     """Restored before the check, pruned and saved after it (even when it failed), under runner.temp."""
     steps = yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
     names = [step.get("uses", step.get("id", step.get("run", ""))).split("@")[0] for step in steps]
-    assert names == [
-        INSTALL,
-        "actions/cache/restore",
-        "run",
-        "python3 -m mlperf_audit cache prune --days 30",
-        "actions/cache/save",
-    ]
+    assert names == ["install", "actions/cache/restore", "run", "prune", "actions/cache/save"]
     restore, save = steps[1], steps[4]
     assert restore["with"]["path"] == save["with"]["path"] == "${{ runner.temp }}/mlperf-audit-cache"
     assert restore["with"]["key"] == save["with"]["key"] and "github.run_id" in save["with"]["key"]

@@ -1,4 +1,5 @@
-"""The GitHub Action's script (`action.yml` runs `python -m mlperf_audit.github_action`).
+"""The GitHub Action's script (`action.yml` runs `python -I -m mlperf_audit.github_action` from its own
+virtual environment, outside the workspace: no file of the checkout can shadow a module).
 
 Inputs arrive as environment variables (never interpolated into a shell script):
 `INPUT_PATH` (the results repository root in the workspace, default `.`), `INPUT_RULESET`,
@@ -284,8 +285,24 @@ def _is_repository(workspace: Path) -> bool:
     return subprocess.run(["git", "rev-parse", "--git-dir"], cwd=workspace, capture_output=True).returncode == 0
 
 
+def refuse_code_from_the_workspace(workspace: Path) -> None:
+    """The gate must run only installed code: a folder of the checked-out workspace on `sys.path`
+    (the working folder of `python -m` without `-I`, a PYTHONPATH, a virtual environment made inside
+    the checkout) lets a pull request replace any module the check imports later with its own."""
+    top = Path(os.path.realpath(workspace))
+    for entry in sys.path:
+        place = Path(os.path.realpath(entry or os.getcwd()))
+        if place == top or top in place.parents:
+            raise ActionError(
+                f"{visible(entry or '.')} is on the module search path and lies in the checked-out workspace, "
+                "which a pull request controls: run the script as `python -I -m mlperf_audit.github_action` "
+                "from an environment outside the workspace"
+            )
+
+
 def main() -> int:
     try:
+        refuse_code_from_the_workspace(Path(os.environ.get("GITHUB_WORKSPACE") or os.getcwd()))
         return run()
     except AuditError as error:
         print(f"::error title=mlperf-audit::{workflow_data(visible(str(error)))}")

@@ -1,106 +1,15 @@
-"""Pull requests that try to switch off the gate that checks them (issue 13, attack 3), each a PR in
-a throwaway git repository driven through the Action's script as GitHub runs it."""
+"""Pull requests that try to switch off the gate that checks them (issue 13, attack 3; issue 25), each
+a PR in a throwaway git repository, checked by running the steps of `action.yml` as a runner does
+(`action_runner.py`), against the environment its install step made (`conftest.py`)."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
-    ).stdout.strip()
-
-
-class PullRequest:
-    """A results repository whose base commit holds the clean fixture submission; the test edits
-    the work tree as the PR's author would, then `run()` commits the head and runs the Action."""
-
-    def __init__(self, tmp_path: Path, fixtures: Path, root: str = ".") -> None:
-        self.tmp = tmp_path
-        self.repo = tmp_path / "results"
-        self.root = root
-        self.submissions = self.repo / root
-        shutil.copytree(fixtures / "clean", self.submissions)
-        git(self.repo, "init", "-q", "-b", "main")
-
-    def base(self) -> None:
-        git(self.repo, "add", "-A")
-        git(self.repo, "commit", "-q", "-m", "base")
-        self.base_sha = git(self.repo, "rev-parse", "HEAD")
-        git(self.repo, "checkout", "-q", "-b", "pr")
-
-    def break_a_log(self, submitter: str = "Fixture") -> None:
-        """A line cut short in a bert log: the official seed checker cannot read the run (an error)."""
-        log = self.submissions / submitter / "results" / "fx_8xh100" / "bert" / "result_0.txt"
-        lines = log.read_text().splitlines(True)
-        log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
-
-    def run(
-        self, sarif: str = "mlperf-audit.sarif", stage: bool = True
-    ) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
-        if stage:
-            git(self.repo, "add", "-A")
-        git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
-        head = git(self.repo, "rev-parse", "HEAD")
-        event = self.tmp / "event.json"
-        event.write_text(
-            json.dumps(
-                {
-                    "pull_request": {
-                        "number": 1,
-                        "base": {"sha": self.base_sha, "ref": "main"},
-                        "head": {"sha": head, "ref": "pr"},
-                    }
-                }
-            )
-        )
-        summary, outputs = self.tmp / "summary.md", self.tmp / "outputs.txt"
-        summary.write_text("")
-        outputs.write_text("")
-        env = {
-            **os.environ,
-            "GITHUB_ACTIONS": "true",
-            "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(event),
-            "GITHUB_WORKSPACE": str(self.repo),
-            "GITHUB_SHA": head,
-            "GITHUB_STEP_SUMMARY": str(summary),
-            "GITHUB_OUTPUT": str(outputs),
-            "INPUT_PATH": self.root,
-            "INPUT_RULESET": "",
-            "INPUT_FAIL_ON": "error",
-            "INPUT_CHANGED_ONLY": "true",
-            "INPUT_SARIF_FILE": sarif,
-            "MLPERF_AUDIT_CACHE_DIR": str(self.tmp / "cache"),
-        }
-        result = subprocess.run(
-            [sys.executable, "-m", "mlperf_audit.github_action"],
-            cwd=self.repo,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        values: dict[str, list[str]] = {}
-        for line in outputs.read_text().splitlines():
-            name, _, value = line.partition("=")
-            values.setdefault(name, []).append(value)
-        return result, values, summary.read_text()
-
-
-@pytest.fixture
-def pr(tmp_path: Path, fixtures: Path) -> PullRequest:
-    return PullRequest(tmp_path, fixtures)
+from .pull_request import PullRequest, git
 
 
 def test_a_pr_cannot_rewrite_the_baseline_the_base_configuration_names(pr, cli, tmp_path):
@@ -117,8 +26,10 @@ def test_a_pr_cannot_rewrite_the_baseline_the_base_configuration_names(pr, cli, 
     assert int(values["errors"][0]) > 0 and "failed" in summary
 
 
-def test_a_pr_cannot_configure_the_gate_when_the_base_has_no_configuration(tmp_path, fixtures):
-    pr = PullRequest(tmp_path, fixtures, root="submissions")  # the repository root is outside the checked PATH
+def test_a_pr_cannot_configure_the_gate_when_the_base_has_no_configuration(tmp_path, fixtures, installed_action):
+    pr = PullRequest(
+        tmp_path, fixtures, installed_action, root="submissions"
+    )  # the repository root is outside the checked PATH
     pr.base()
     pr.break_a_log()
     (pr.repo / ".mlperf-audit.toml").write_text('ignore = ["ALL"]\nfail-on = "never"\n')
@@ -170,10 +81,10 @@ def test_the_sarif_file_is_never_written_through_a_link_the_pr_planted(pr, tmp_p
 
 
 @pytest.mark.parametrize("stray", ["systems", "results"])
-def test_a_stray_submission_folder_at_the_root_cannot_hide_the_submitters(tmp_path, fixtures, stray):
+def test_a_stray_submission_folder_at_the_root_cannot_hide_the_submitters(tmp_path, fixtures, stray, installed_action):
     """Adding `results/` or `systems/` beside the submitters once made the whole root one submission
     named after the folder, and the changed submitter was filtered out: exit 0, 0 files checked."""
-    pr = PullRequest(tmp_path, fixtures, root="submissions")
+    pr = PullRequest(tmp_path, fixtures, installed_action, root="submissions")
     pr.base()
     pr.break_a_log()
     (pr.submissions / stray).mkdir()
@@ -193,8 +104,8 @@ def test_a_changed_folder_that_is_not_a_submission_fails_the_gate(pr, fixtures):
     assert "::error file=NewCo,title=mlperf-audit::" in result.stdout
 
 
-def test_a_checked_root_turned_into_a_link_is_refused(tmp_path, fixtures):
-    pr = PullRequest(tmp_path, fixtures, root="submissions")
+def test_a_checked_root_turned_into_a_link_is_refused(tmp_path, fixtures, installed_action):
+    pr = PullRequest(tmp_path, fixtures, installed_action, root="submissions")
     pr.base()
     outside = tmp_path / "outside"
     shutil.copytree(fixtures / "clean", outside)
@@ -218,8 +129,8 @@ def test_the_sarif_file_is_never_written_through_a_linked_folder(pr, tmp_path):
 
 
 @pytest.mark.parametrize("spelling", ["./submissions", "submissions/.", "submissions/"])
-def test_a_path_input_spelt_otherwise_still_finds_the_changes(tmp_path, fixtures, spelling):
-    pr = PullRequest(tmp_path, fixtures, root=spelling)
+def test_a_path_input_spelt_otherwise_still_finds_the_changes(tmp_path, fixtures, spelling, installed_action):
+    pr = PullRequest(tmp_path, fixtures, installed_action, root=spelling)
     pr.base()
     pr.break_a_log()
     result, values, _ = pr.run()
