@@ -425,12 +425,36 @@ def holds_submission(folder: Path) -> bool:
     return False
 
 
+def _hidden_submission(walker: _Walker, folder: Any) -> Any | None:
+    """The submission a hidden folder holds, itself or one folder down (`.github/Acme/results/`), or None."""
+    for candidate in [folder, *(inside for _, inside in walker.list(folder).dirs)]:
+        if walker.is_dir(walker.join(candidate, "results")) or walker.is_dir(walker.join(candidate, "systems")):
+            return candidate
+    return None
+
+
+def hidden_submission(folder: Path) -> Path | None:
+    """`_hidden_submission` for a folder on disk (the GitHub Action's changed hidden folders)."""
+    found = _hidden_submission(_Walker(folder), folder)
+    return None if found is None else Path(found)
+
+
 def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
     """A folder at a repository's root that is no submitter's is not checked: say so."""
     for name, folder in folders:
         if name.startswith("."):
-            continue  # hidden folders (.git, .github) are the repository's own, never a submission
-        if name in SUBMISSION_FOLDERS:
+            # hidden folders (.git, .github) are the repository's own, unless one hides a submission
+            hidden = None if name == ".git" else _hidden_submission(walker, folder)
+            if hidden is None:
+                continue
+            code, message, hint = (
+                Problem.NOT_A_SUBMISSION,
+                f"hidden folder '{name}' holds a submission ({walker.display(hidden)}): hidden folders are never "
+                "checked, and nothing in it is",
+                "A results repository holds one folder per submitter at its root; move the submitter's folder "
+                "there, or remove it.",
+            )
+        elif name in SUBMISSION_FOLDERS:
             code, message, hint = (
                 Problem.SUBMISSION_AT_ROOT,
                 f"'{name}/' lies at the root of a results repository, beside submitter folders: the files of a "

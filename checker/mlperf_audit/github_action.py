@@ -33,7 +33,7 @@ from typing import Any
 
 from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
-from .discovery import holds_submission
+from .discovery import hidden_submission, holds_submission
 from .errors import AuditError
 from .formats.ci import render_github, render_markdown, render_sarif, workflow_data, workflow_property
 from .plugins import PluginHost
@@ -195,9 +195,14 @@ def run() -> int:
     if base and changed_only:
         changed = changes(workspace, root, base, head)
         # what the gate cannot check fails it: a changed folder that is not a submitter's (hidden
-        # ones too, but .github), and a link or submodule, whose content the checkout does not hold
+        # ones too; .github only where it hides a submission), and a link or submodule, whose
+        # content the checkout does not hold
         submitters = [name for name in changed.folders if _is_submitter(workspace / root / name)]
-        strays = [name for name in changed.folders if name not in submitters and name != ".github"]
+        strays = [
+            name
+            for name in changed.folders
+            if name not in submitters and (name != ".github" or hidden_submission(workspace / root / name))
+        ]
         linked = changed.links
         if not changed.folders and not linked:
             _summary("### mlperf-audit: no submission changed in this pull request")
@@ -222,10 +227,17 @@ def run() -> int:
             sys.stdout.write(render_github(report))
             for name in strays:
                 folder = visible(name if root == "." else f"{root}/{name}")
+                hidden = hidden_submission(workspace / root / name) if name.startswith(".") else None
+                why = (
+                    f"a hidden folder holding a submission ({workflow_data(visible(str(hidden.relative_to(workspace))))}), "
+                    "which is not checked%0AMove the submitter's folder to the root, beside the others."
+                    if hidden is not None
+                    else "which holds no results/ or systems/ folder: it is not a submission and was not "
+                    "checked%0AMove the files into a submitter's folder."
+                )
                 sys.stdout.write(
                     f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
-                    f"{workflow_data(folder)}, which holds no results/ or systems/ folder: it is not a "
-                    "submission and was not checked%0AMove the files into a submitter's folder.\n"
+                    f"{workflow_data(folder)}, {why}\n"
                 )
             for path in linked:
                 sys.stdout.write(

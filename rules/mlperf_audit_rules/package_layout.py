@@ -148,7 +148,8 @@ class NotASubmission(IssueRule):
 
     What it checks: that every folder at the root of a results repository (one folder per
     submitter) holds a `results/` or `systems/` folder. Hidden folders (`.git`, `.github`) are
-    the repository's own and are not reported.
+    the repository's own and are not reported, unless one holds a submission itself or one folder
+    down (`.github/Acme/results/`): hidden folders are never checked.
 
     Why it matters: results placed anywhere else are never checked, scored or published; and a
     stray `results/` or `systems/` at the root must not turn the whole repository into one

@@ -167,3 +167,25 @@ def test_a_hidden_folder_holding_a_submission_fails_the_gate(pr, fixtures):
     shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / ".x" / "Acme")
     result, values, _ = pr.run()
     assert result.returncode == 1 and "::error file=.x,title=mlperf-audit::" in result.stdout
+
+
+def test_a_submission_hidden_under_github_fails_the_gate(pr, fixtures):
+    """Issue 25, attack 2: `.github/` was exempt from the stray-folder check, so a broken submission
+    under `.github/Acme/` passed (the same under `.x/` failed)."""
+    pr.base()
+    hidden = pr.submissions / ".github" / "Acme"
+    shutil.copytree(fixtures / "clean" / "Fixture", hidden)
+    log = hidden / "results" / "fx_8xh100" / "bert" / "result_0.txt"
+    log.write_text(log.read_text().replace('"run_stop"', '"run_stopped"'))
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
+    assert "::error file=.github,title=mlperf-audit::" in result.stdout
+    assert "hidden folder holding a submission (.github/Acme)" in result.stdout
+
+
+def test_a_workflow_change_under_github_is_no_stray(pr):
+    pr.base()
+    (pr.submissions / ".github" / "workflows").mkdir(parents=True)
+    (pr.submissions / ".github" / "workflows" / "audit.yml").write_text("on: pull_request\n")
+    result, values, _ = pr.run()
+    assert result.returncode == 0 and values["exit-code"] == ["0"], result.stdout + result.stderr

@@ -437,3 +437,19 @@ def test_a_terminal_that_cannot_show_a_name_gets_its_escape(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert b"\\u6f22\\u5b57" in result.stdout and b"internal error" not in result.stderr
+
+
+@pytest.mark.parametrize("hidden", [".github/Acme", ".x/Acme"])
+def test_a_submission_in_a_hidden_folder_of_a_repository_is_reported(tmp_path, fixtures, cli, hidden):
+    """Issue 25, attack 2, outside the Action: a hidden folder was skipped whole, so a submission
+    placed in one was neither checked nor mentioned."""
+    repo = tmp_path / "repo"
+    shutil.copytree(fixtures / "clean", repo)
+    shutil.copytree(fixtures / "clean" / "Fixture", repo / hidden)
+    (repo / ".github" / "workflows").mkdir(parents=True, exist_ok=True)
+    result = cli("check", str(repo), "--no-cache", "--format", "json")
+    findings = json.loads(result.out)["findings"]
+    top = hidden.split("/")[0]
+    hits = [f for f in findings if f["rule"] == "PKG022" and f["path"] == top]
+    assert len(hits) == 1 and "holds a submission" in hits[0]["message"], findings
+    assert not [f for f in findings if f["rule"] == "PKG022" and f["path"] != top]
