@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -119,3 +121,63 @@ def test_a_ruleset_that_does_not_fit_is_the_first_finding(cli) -> None:
     report = json.loads(cli("check", str(FIXTURES / "clean"), "--ruleset", "training-5.0.0", "--format", "json").out)
     first = report["findings"][0]
     assert first["rule"] == "PKG020" and first["severity"] == "error" and "training-4.1.0 fits" in first["message"]
+
+
+def _moved(tmp_path: Path, name: str, days: int) -> Path:
+    """The clean fixture under `tmp_path/name`, every `time_ms` moved by `days`."""
+    copy = tmp_path / name
+    shutil.copytree(FIXTURES / "clean", copy)
+    for log in copy.rglob("result_*.txt"):
+        log.write_text(
+            re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) + days * 86_400_000}', log.read_text())
+        )
+    return copy
+
+
+@pytest.mark.parametrize("days", [-153, -400, 0, 300])
+def test_the_logs_dates_never_choose_the_rules(tmp_path, days) -> None:
+    """Issue 25, attack 3: dates moved back chose 4.0 for a 4.1 package, whose rules are laxer.
+    `auto` takes the newest round its benchmarks fit; the dates only feed PKG020."""
+    tree = discover(_moved(tmp_path, "package", days))
+    chosen = rulesets.choose(tree)
+    assert chosen.ruleset == "training-4.1.0", chosen.reason
+    assert "dates never choose" in chosen.reason
+    if days == -153:  # what the dates suggest, and what chose the rules before
+        assert rulesets.infer_tree(tree).ruleset == "training-4.0.0"
+
+
+@pytest.mark.parametrize(
+    "place, expected",
+    [
+        ("training_results_v4.0", "training-4.0.0"),
+        ("submissions_training_4.0", "training-4.0.0"),
+        ("mlperf-training-v4.0-sample", "training-4.0.0"),
+        ("v3.1/reviews", "training-3.1.0"),  # the nearest folder that names a round
+        ("python3.11", None),
+        ("v9.9", None),  # no such round
+    ],
+)
+def test_a_folder_above_the_submissions_names_the_round(tmp_path, place, expected) -> None:
+    root = tmp_path / place
+    root.mkdir(parents=True)
+    shutil.copytree(FIXTURES / "clean", root, dirs_exist_ok=True)
+    named = rulesets.named_by_place(root, discover(root).kind.value)
+    assert (named[0] if named else None) == expected
+    if expected:
+        assert rulesets.choose(discover(root)).ruleset == expected
+        # ... and from below: a submitter, a system and a benchmark folder of that repository
+        for below in ("Fixture", "Fixture/results/fx_8xh100", "Fixture/results/fx_8xh100/bert"):
+            assert rulesets.choose(discover(root / below)).ruleset == expected, below
+
+
+def test_the_package_cannot_name_its_own_round(tmp_path) -> None:
+    """A submitter's folder, its system and benchmark folders and an archive's name are the
+    package's own: none of them names the round."""
+    submitter = tmp_path / "Acme_v4.0"
+    shutil.copytree(FIXTURES / "clean" / "Fixture", submitter)
+    assert rulesets.named_by_place(submitter, discover(submitter).kind.value) is None
+    system = tmp_path / "x" / "Acme" / "results" / "v4.0"
+    shutil.copytree(FIXTURES / "clean" / "Fixture" / "results" / "fx_8xh100", system)
+    assert rulesets.named_by_place(system, discover(system).kind.value) is None
+    archive = shutil.make_archive(str(tmp_path / "Acme_v4.0"), "gztar", FIXTURES / "clean")
+    assert rulesets.named_by_place(Path(archive), "results repository") is None

@@ -32,11 +32,11 @@ from .scores import BenchmarkScore, Comparison
 
 
 def resolve_ruleset(tree: Tree, config: Config) -> Config:
-    """The configuration with `auto` replaced by the round the package fits (said in a note); a named
-    ruleset is kept, and the rules that check it against the package say when it does not fit."""
+    """The configuration with `auto` replaced by the round `rulesets.choose` takes (said in a note); a
+    named ruleset is kept. Either way PKG020 says when the package does not fit the round in force."""
     if config.ruleset != rulesets.AUTO:
         return config
-    inference = rulesets.infer_tree(tree)
+    inference = rulesets.choose(tree)
     note = f"ruleset {inference.ruleset} inferred (--ruleset auto): {inference.reason}"
     return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
 

@@ -7,13 +7,17 @@ and its reference convergence points from `rcp_checker/training_X.Y.Z/`; nothing
 round whose rule files the installed mlperf-logging ships is supported, from 1.0.0 on (0.6 and 0.7
 logs use another format).
 
-`auto` (the default) infers the round from the package itself: see `infer`.
+`auto` (the default) takes the round a folder above the submissions names, else the newest round
+that allows every benchmark folder: see `choose`. The logs' own dates never choose the rules (a
+package that moved its clock back would be judged by an older, laxer round); `infer` says which
+round they suggest, and PKG020 reports a package whose dates disagree with the round in force.
 """
 
 from __future__ import annotations
 
 import datetime
 import json
+import os
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -198,7 +202,8 @@ def _dated(files: Iterable[Any]) -> datetime.date | None:
 
 
 def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inference:
-    """The round a package belongs to, from what it shows.
+    """The round a package's contents suggest: what PKG020 compares with the round in force (never
+    what chooses the rules: see `choose`).
 
     1. Its benchmark folders: a round fits when it allows every one of them. Rounds that drop or
        add benchmarks (v3.0 gpt3, v4.0 llama2_70b_lora and gnn, v5.0 retinanet, ...) tell most
@@ -212,24 +217,8 @@ def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inferen
        today wants the newest rules). When no round knows every benchmark, the rounds knowing the
        most of them compete the same way and the report names the unknown folders.
     """
-    wanted = sorted({b for b in benchmarks if b})
+    fits, candidates, unknown, fit_text = _fitting(benchmarks)
     day = _dated(dated_files)
-    # a round without a publication day (a newer mlperf-logging than the pin) cannot be dated: not inferred
-    dated_rounds = tuple(name for name in SUPPORTED if name.split("-", 1)[1] in PUBLISHED)
-    rounds = {name: set(get(name).benchmarks) for name in dated_rounds}
-    fits = tuple(name for name in dated_rounds if set(wanted) <= rounds[name])
-    unknown: tuple[str, ...] = ()
-    candidates = fits
-    if not candidates:
-        best = max(len(set(wanted) & known) for known in rounds.values())
-        candidates = tuple(name for name in dated_rounds if len(set(wanted) & rounds[name]) == best)
-        unknown = tuple(b for b in wanted if not any(b in known for known in rounds.values()))
-    shown = ", ".join(wanted) or "no benchmark folders"
-    fit_text = (
-        f"the benchmarks ({shown}) fit {_span(fits)}"
-        if fits
-        else f"no round allows every benchmark ({shown}); {_span(candidates)} allow the most"
-    )
     if day is not None:
         inside = [name for name in candidates if _within(day, name)]
         if inside:
@@ -252,6 +241,29 @@ def infer(benchmarks: Iterable[str], dated_files: Iterable[Any] = ()) -> Inferen
     return Inference(chosen, reason, fits, unknown, day.isoformat() if day else None)
 
 
+def _fitting(benchmarks: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], str]:
+    """(the rounds allowing every benchmark, the rounds to choose among, the benchmarks no round
+    knows, what that says): when no round allows them all, the rounds allowing the most compete."""
+    wanted = sorted({b for b in benchmarks if b})
+    # a round without a publication day (a newer mlperf-logging than the pin) cannot be dated: not inferred
+    dated_rounds = tuple(name for name in SUPPORTED if name.split("-", 1)[1] in PUBLISHED)
+    rounds = {name: set(get(name).benchmarks) for name in dated_rounds}
+    fits = tuple(name for name in dated_rounds if set(wanted) <= rounds[name])
+    unknown: tuple[str, ...] = ()
+    candidates = fits
+    if not candidates:
+        best = max(len(set(wanted) & known) for known in rounds.values())
+        candidates = tuple(name for name in dated_rounds if len(set(wanted) & rounds[name]) == best)
+        unknown = tuple(b for b in wanted if not any(b in known for known in rounds.values()))
+    shown = ", ".join(wanted) or "no benchmark folders"
+    fit_text = (
+        f"the benchmarks ({shown}) fit {_span(fits)}"
+        if fits
+        else f"no round allows every benchmark ({shown}); {_span(candidates)} allow the most"
+    )
+    return fits, candidates, unknown, fit_text
+
+
 def infer_tree(tree: Any) -> Inference:
     """`infer` on what discovery found (a `Tree`): its benchmark folder names and the first records of
     a spread of result files (an archive member the parser would refuse as too large is not read)."""
@@ -262,6 +274,63 @@ def infer_tree(tree: Any) -> Inference:
     entries = [entry for folder in folders for entry in folder.result_files[:per_folder]] + list(tree.loose_logs)
     dated = [entry.fs_path for entry in entries if getattr(entry.fs_path, "size", 0) <= MAX_FILE_BYTES]
     return infer((folder.benchmark for folder in folders), dated[:DATED_FILES])
+
+
+#: A folder name that names a round: `training_results_v4.1`, `submissions_training_5.1`,
+#: `mlperf-training-v4.1-sample`, `v4.1`, `training-4.1.0` (not `python3.11`).
+_ROUND_IN_NAME = re.compile(r"(?:^|[^0-9A-Za-z])(?:v|training[_-]v?)(\d+)\.(\d+)(?:\.(\d+))?(?=$|[^0-9A-Za-z.])", re.I)
+#: How many folders of its own layout lie between a checked PATH and the folder holding its
+#: submitter: a submission's folder is the submitter's, `results/<system>/` and its benchmark
+#: folders below it, each named inside the package.
+_SUBMISSION_DEPTH = {"submission": 1, "system folder": 3, "benchmark folder": 4, "log file": 5}
+
+
+def place_folders(root: Path, kind: str) -> list[Path]:
+    """The folders above the submissions of a checked PATH, nearest first: named by whoever keeps
+    the package (a results repository's checkout, a reviewer's folder), never by the package
+    itself. An archive's own name is the sender's, and so are the folders of a submission: a
+    system or benchmark folder's submitter, `results/` and the like are skipped."""
+    here = Path(os.path.abspath(root))
+    chain = [here, *here.parents]
+    if here.is_file() and kind not in ("log file",):
+        return chain[1:]  # an archive: its name is the sender's
+    depth = _SUBMISSION_DEPTH.get(kind, 0)
+    if kind in ("system folder", "benchmark folder", "log file") and "results" not in [f.name for f in chain[:depth]]:
+        depth = 1  # not laid out as a submission: only PATH itself is the package's
+    return chain[depth:]
+
+
+def named_by_place(root: Path, kind: str) -> tuple[str, str] | None:
+    """(ruleset, folder name) for the nearest folder above the submissions that names a supported round."""
+    for folder in place_folders(root, kind):
+        for match in _ROUND_IN_NAME.finditer(folder.name):
+            major, minor, patch = match.groups()
+            name = f"{USAGE}-{int(major)}.{int(minor)}.{int(patch or 0)}"
+            if name in SUPPORTED:
+                return name, folder.name
+    return None
+
+
+def choose(tree: Any) -> Inference:
+    """The round `auto` takes for what discovery found (a `Tree`): the one a folder above its
+    submissions names (`training_results_v4.1/`), else the newest round whose benchmarks include
+    every benchmark folder of the package (a package being prepared today wants the newest rules).
+    Its `dated` field is the day of the newest run: PKG020 compares it with the round's window."""
+    from .safety import visible  # noqa: PLC0415 - safety imports nothing from here; kept local to stay cycle-free
+
+    contents = infer_tree(tree)
+    place = named_by_place(tree.root, tree.kind.value)
+    if place is not None:
+        ruleset, folder = place
+        reason = f"the folder '{visible(folder)}' above the submissions names it"
+    else:
+        _, candidates, _, fit_text = _fitting(folder.benchmark for folder in tree.benchmark_folders)
+        ruleset = candidates[-1]
+        reason = (
+            f"{fit_text}; the newest of them was taken (the logs' own dates never choose the rules: name the "
+            "round with --ruleset, or check from a folder named for it, such as training_results_vX.Y)"
+        )
+    return Inference(ruleset, reason, contents.fits, contents.unknown, contents.dated)
 
 
 def _within(day: datetime.date, ruleset: str) -> bool:

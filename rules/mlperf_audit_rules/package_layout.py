@@ -319,12 +319,12 @@ class UnknownBenchmarkFolder(Rule):
 
 
 class RulesetMismatch(Rule):
-    """The ruleset named does not fit the package.
+    """The round in force does not fit the package.
 
-    What it checks: with a ruleset named by `--ruleset` or the configuration (not `auto`), that it
-    allows every benchmark folder of the package, and that the package's newest run was logged
-    before that round's publication and after the previous round's (`--ruleset auto` infers the
-    round that fits; see the README, "Which round").
+    What it checks: that the round in force (named by `--ruleset` or the configuration, or taken
+    by `--ruleset auto`) allows every benchmark folder of the package, and that the package's
+    newest run was logged before that round's publication and after the previous round's (see the
+    README, "Which round": the logs' own dates never choose the rules, they are checked here).
 
     Why it matters: the wrong round's rules give hundreds of false errors (a v3.1 package checked
     with the 4.0 rules) or none where there should be some, without a word that the rules do not
@@ -342,7 +342,7 @@ class RulesetMismatch(Rule):
     scope = "tree"
 
     def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
-        if context.config.ruleset_inferred or not tree.benchmark_folders:
+        if not tree.benchmark_folders:
             return
         inference = rulesets.infer_tree(tree)
         named = context.ruleset
@@ -360,7 +360,8 @@ class RulesetMismatch(Rule):
                 f"the newest run was logged on {inference.dated}, outside {named}'s window "
                 f"({rulesets.window_text(named)}); {inference.ruleset} fits: {inference.reason}",
                 severity=Severity.WARNING,
-                hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.",
+                hint=f"If the package belongs to {inference.ruleset}, check with --ruleset {inference.ruleset}; "
+                "if it belongs to this round, its runs' clocks are wrong or the runs are reused.",
             )
 
 

@@ -4,6 +4,7 @@ a PR in a throwaway git repository, checked by running the steps of `action.yml`
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -189,3 +190,25 @@ def test_a_workflow_change_under_github_is_no_stray(pr):
     (pr.submissions / ".github" / "workflows" / "audit.yml").write_text("on: pull_request\n")
     result, values, _ = pr.run()
     assert result.returncode == 0 and values["exit-code"] == ["0"], result.stdout + result.stderr
+
+
+FIVE_MONTHS_MS = 153 * 24 * 3600 * 1000
+
+
+def _move_clock_back(folder: Path) -> None:
+    for log in folder.rglob("result_*.txt"):
+        text = re.sub(r'"time_ms": (\d+)', lambda m: f'"time_ms": {int(m.group(1)) - FIVE_MONTHS_MS}', log.read_text())
+        log.write_text(text)
+
+
+def test_a_pr_cannot_choose_laxer_rules_by_moving_its_clock_back(pr):
+    """Issue 25, attack 3: with `ruleset: auto` the round was inferred partly from the logs' own
+    `time_ms`; moved five months back, a 4.1 package was judged by 4.0's rules, where a missing
+    seed is only information (exit 1 became exit 0). The dates now never choose the rules."""
+    pr.base()
+    _move_clock_back(pr.submissions / "Fixture")
+    log = pr.submissions / "Fixture" / "results" / "fx_8xh100" / "bert" / "result_0.txt"
+    log.write_text("".join(line for line in log.read_text().splitlines(True) if '"key": "seed"' not in line))
+    result, values, summary = pr.run()
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
+    assert "training-4.1.0" in summary and "PKG020" in result.stdout  # the clock's conflict is said
