@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from . import rulesets
-from .checkcache import CheckCache, check_keys
+from .checkcache import CheckCache, check_keys, tree_state
 from .config import Config
 from .discovery import discover
 from .engine import (
@@ -61,11 +61,12 @@ def scored(
     """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under PATH."""
     config = config or Config()
     host = host or PluginHost()
+    state = tree_state(Path(path), config) if config.cache_dir is not None else None  # before anything is read
     tree = discover(path)
     config = _configured(tree, config, host)
     outcome = _kept_or_done(
         path,
-        tree,
+        state,
         host,
         config,
         "score",
@@ -119,6 +120,7 @@ def review(
     config = config or Config()
     host = host or PluginHost()
     submitters = list(submitters) if submitters is not None else None  # read twice (an iterator would not be)
+    state = tree_state(Path(path), config) if config.cache_dir is not None else None  # before anything is read
     tree = discover(path)
     config = _configured(tree, config, host)  # the round of the whole repository, even for some submitters
     if submitters is not None:
@@ -126,7 +128,7 @@ def review(
         tree = dataclasses.replace(
             tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True
         )
-    outcome = _checked(path, tree, host, config, progress, jobs, score, collect, submitters)
+    outcome = _checked(path, state, tree, host, config, progress, jobs, score, collect, submitters)
     notes = []
     if outcome.parallel_fallback:
         notes.append(outcome.parallel_fallback)
@@ -154,6 +156,7 @@ def review(
 
 def _checked(
     path: str | Path,
+    state: bytes | None,
     tree: Tree,
     host: PluginHost,
     config: Config,
@@ -169,7 +172,7 @@ def _checked(
     keep_scores = collect is None and config.cache_dir is not None
     outcome = _kept_or_done(
         path,
-        tree,
+        state,
         host,
         config,
         "check" if collect is None else "collect",
@@ -185,7 +188,7 @@ def _checked(
 
 def _kept_or_done(
     path: str | Path,
-    tree: Tree,
+    state: bytes | None,
     host: PluginHost,
     config: Config,
     kind: str,
@@ -197,15 +200,16 @@ def _kept_or_done(
     """`work`'s outcome, or the one kept from the same `kind` of work (or of `also_kept_by`, whose
     outcomes hold what this work computes) on the same tree. A first look at a PATH keeps no parsed
     files (`CheckCache.seen_before`); what a command collects (the report's curves) is not kept,
-    only its parsed files."""
+    only its parsed files. `state` is the tree's `tree_state` taken before discovery read it: the
+    outcome is kept only if the tree is still in that state once the work is done."""
     if config.cache_dir is None:
         return work(config)
     checks = CheckCache(config.cache_dir)
     kinds = [kind] + ([also_kept_by] if also_kept_by else [])
     keys = (
         None
-        if kind == "collect"
-        else check_keys(Path(path), tree.kind, config, host.plugins, score=True, submitters=submitters, kinds=kinds)
+        if kind == "collect" or state is None
+        else check_keys(state, config, host.plugins, score=True, submitters=submitters, kinds=kinds)
     )
     for key in keys or ():
         kept = checks.load_outcome(key)
@@ -213,7 +217,7 @@ def _kept_or_done(
             return kept
     parsing = config if checks.seen_before(Path(path), kind) else dataclasses.replace(config, cache_dir=None)
     outcome = work(parsing)
-    if keys is not None:
+    if keys is not None and tree_state(Path(path), config) == state:
         checks.store_outcome(keys[0], outcome)
     return outcome
 

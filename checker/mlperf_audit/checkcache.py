@@ -15,6 +15,9 @@ of everything the outcome depends on, so that nothing stale can be read:
   descriptions and code its check reads. Any write to a file changes its change time, which no user can set back, so an
   edited file is a new key even if its size and modification time were restored. (A fresh checkout
   has new change times: in CI this cache misses, and the parse cache, keyed by content, serves.)
+  That state is taken before discovery reads anything and again once the check is done; an
+  outcome is kept only when both agree, so a file rewritten while it was checked never files the
+  verdict on its old bytes under the key of its new ones.
 
 Entries share the parse cache's safety (`mlperf_audit.cache`): plain msgpack decoded against a
 fixed schema (the report's own dataclasses and plain values; nothing can name a type or run code),
@@ -42,7 +45,7 @@ import msgspec
 from .cache import CHECK_FOLDER, ParseCache
 from .config import Config
 from .engine import INTERNAL_RULE, CheckOutcome
-from .model import Finding, TargetKind
+from .model import Finding
 from .report import PluginInfo
 from .scores import BenchmarkScore
 
@@ -140,9 +143,29 @@ class CheckCache(ParseCache):
             self._write_entry(key, blob)
 
 
+def tree_state(target: Path, config: Config) -> bytes | None:
+    """A digest of the metadata of everything a check of `target` may read (`_add_tree` over
+    `_read_scope`), or None when it cannot be told (nothing is then kept). Taken before discovery
+    reads anything and again after the check: an outcome is kept only when both agree, so a file
+    rewritten while it was being checked never files the old verdict under the new state's key."""
+    digest = hashlib.sha256()
+
+    def add(*parts: Any) -> None:
+        for part in parts:
+            digest.update(repr(part).encode("utf-8", "surrogateescape") + b"\0")
+
+    try:
+        real = Path(os.path.realpath(target))
+        add(os.fspath(real), _stat(os.lstat(target)))
+        skip = os.path.realpath(config.cache_dir) if config.cache_dir else None
+        _add_tree(_read_scope(real), add, skip)  # PATH as named may be a link: its target is read
+    except (OSError, ValueError, RecursionError):  # unreadable, too large, or nested past the walk's reach
+        return None
+    return digest.digest()
+
+
 def check_keys(
-    target: Path,
-    tree_kind: TargetKind,
+    state: bytes,
     config: Config,
     plugins: Sequence[PluginInfo],
     *,
@@ -150,8 +173,8 @@ def check_keys(
     submitters: Sequence[str] | None,
     kinds: Sequence[str],
 ) -> list[str] | None:
-    """The entry name of each kind of work on `target` ("check", or "score" for the scores alone),
-    from one walk of the tree; None when it cannot be told (nothing is then kept)."""
+    """The entry name of each kind of work ("check", or "score" for the scores alone) on the tree
+    whose `tree_state` is `state`; None when it cannot be told (nothing is then kept)."""
     if any(plugin.distribution == IN_PROCESS for plugin in plugins):
         return None  # a plugin object given by a library caller may hold any state: not keyed
     digest = hashlib.sha256()
@@ -169,12 +192,9 @@ def check_keys(
     try:
         for named in (config.waivers, config.baseline):
             add(_small_file(named) if named else None)
-        real = Path(os.path.realpath(target))
-        add(os.fspath(real), _stat(os.lstat(target)))
-        skip = os.path.realpath(config.cache_dir) if config.cache_dir else None
-        _add_tree(_read_from(real, tree_kind), add, skip)  # PATH as named may be a link: its target is read
-    except (OSError, ValueError, RecursionError):  # unreadable, too large, or nested past the walk's reach
+    except (OSError, ValueError):  # unreadable or too large: the check reports it
         return None
+    add(state)
     tree = digest.digest()
     return [hashlib.sha256(tree + repr(kind).encode()).hexdigest() for kind in kinds]
 
@@ -201,15 +221,16 @@ def _stat(info: os.stat_result) -> tuple[int, ...]:
     return info.st_mode, info.st_size, info.st_ino, info.st_dev, info.st_mtime_ns, info.st_ctime_ns
 
 
-def _read_from(resolved: Path, tree_kind: TargetKind) -> Path:
+def _read_scope(resolved: Path) -> Path:
     """The folder whose every file a check of `resolved` may read: a system or benchmark folder of
     a submission (`<submitter>/results/<system>[/<benchmark>]`, beside a real systems/ or
-    benchmarks/ folder) is read with the descriptions and code of its submission around it."""
-    depth = {TargetKind.SYSTEM: 1, TargetKind.BENCHMARK: 2}.get(tree_kind)
-    if depth is not None and len(resolved.parents) > depth + 1 and resolved.parents[depth - 1].name == "results":
-        root = resolved.parents[depth]
-        if any((root / name).is_dir() and not (root / name).is_symlink() for name in ("systems", "benchmarks")):
-            return root
+    benchmarks/ folder) is read with the descriptions and code of its submission around it. Told
+    from the path alone, before discovery has looked at anything."""
+    for depth in (1, 2):
+        if len(resolved.parents) > depth + 1 and resolved.parents[depth - 1].name == "results":
+            root = resolved.parents[depth]
+            if any((root / name).is_dir() and not (root / name).is_symlink() for name in ("systems", "benchmarks")):
+                return root
     return resolved
 
 

@@ -516,3 +516,46 @@ def test_score_is_never_answered_by_a_forged_damaged_or_misplaced_check_entry(cl
         assert cli("score", str(trees["clean"]), "--format", "json", "--cache-dir", str(cache)).out == plain
         for entry in (p for p in (cache / "check-v1").rglob("*") if p.is_file()):
             entry.write_bytes(damage)  # scoring anew keeps a score entry: damage it too
+
+
+# -- issue 25, attack 4: a file rewritten while it is being checked ----------------------------
+
+
+@pytest.mark.parametrize("when", ["after discovery", "after the check"])
+def test_a_description_rewritten_during_a_check_never_keeps_the_old_verdict(
+    cli, fixtures, cache_dir, tmp_path, monkeypatch, when
+):
+    """The whole-check key was computed after discovery had read the system descriptions: a
+    description rewritten in between was kept under the new state's key with the old verdict, and
+    later checks answered "passed" where --no-cache fails (SYS002, a division removed)."""
+    from mlperf_audit import api
+
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    description = package / "Fixture" / "systems" / "fx_8xh100.json"
+    data = json.loads(description.read_text())
+    del data["division"]
+    rewritten = json.dumps(data, indent=1)
+    real_discover, real_run_checks = api.discover, api.run_checks
+
+    def discover_then_rewrite(path):
+        tree = real_discover(path)
+        if when == "after discovery":
+            description.write_text(rewritten)
+        return tree
+
+    def check_then_rewrite(*args, **kwargs):
+        outcome = real_run_checks(*args, **kwargs)
+        if when == "after the check":
+            description.write_text(rewritten)
+        return outcome
+
+    monkeypatch.setattr(api, "discover", discover_then_rewrite)
+    monkeypatch.setattr(api, "run_checks", check_then_rewrite)
+    first = check(cli, package, "--cache-dir", str(cache_dir))
+    assert first.code == 0  # the check read the description before it was rewritten
+    monkeypatch.undo()
+    later = check(cli, package, "--cache-dir", str(cache_dir))
+    fresh = check(cli, package, "--no-cache")
+    assert fresh.code == 1 and any(f["rule"] == "SYS002" for f in findings(fresh))
+    assert later.code == fresh.code and findings(later) == findings(fresh)
