@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import cache, rulesets
+from . import archives, cache, rulesets
 from .cache import default_directory
 from .errors import ConfigError
 from .model import Severity
@@ -71,7 +71,15 @@ class Config:
         return f"select={','.join(self.select)} ignore={ignore} fail-on={self.fail_on}{partial} (from {sources})"
 
 
+def _is_archive(target: Path) -> bool:
+    """An archive PATH is one file: nothing beside it is the package's (the user's configuration
+    and waivers may sit next to it), so the folder that holds it is not the checked tree."""
+    return archives.is_archive(target)
+
+
 def _inside(path: Path, root: Path) -> bool:
+    if _is_archive(root):
+        return path.resolve() == root.resolve()
     try:
         path.resolve().relative_to(root.resolve() if root.is_dir() else root.resolve().parent)
     except ValueError:
@@ -95,6 +103,8 @@ def in_tree(path: Path, target: Path) -> str | None:
     counts where it lies as well as where it points: the tree chose both."""
     if _lies_in(path, target):
         return "inside the checked PATH"
+    if _is_archive(target):
+        return None  # the repository around an archive is whoever keeps it, not the package
     repository = repository_root(target)
     if repository is not None and _lies_in(path, repository):
         return "inside the repository that holds the checked PATH"
@@ -102,7 +112,10 @@ def in_tree(path: Path, target: Path) -> str | None:
 
 
 def _lies_in(path: Path, root: Path) -> bool:
-    """`path` under `root` (a file root: its folder), each taken as written or through its links."""
+    """`path` under `root` (a file root: its folder; an archive: itself), each taken as written or
+    through its links."""
+    if _is_archive(root):
+        return any(place == root.resolve() for place in (Path(os.path.abspath(path)), path.resolve()))
     base = root if root.is_dir() else root.parent
     folders = {Path(os.path.abspath(base)), base.resolve()}
     return any(

@@ -117,3 +117,37 @@ def test_a_linked_configuration_counts_where_it_lies(cli, checkout, tmp_path, mo
     monkeypatch.chdir(checkout)
     result = cli("check", "submissions/demo", "--format", "json")
     assert result.code == 1 and "not obeyed: fail-on, ignore" in " ".join(json.loads(result.out)["config"]["notes"])
+
+
+@pytest.fixture
+def archive_in_my_folder(tmp_path: Path, fixtures: Path) -> Path:
+    """A reviewer's folder: an archive received, the reviewer's own configuration and waivers."""
+    mine = tmp_path / "reviews"
+    mine.mkdir()
+    archive = shutil.make_archive(str(mine / "Acme"), "gztar", fixtures / "broken" / "truncated-log")
+    (mine / ".mlperf-audit.toml").write_text('fail-on = "never"\n')
+    (mine / "waivers.toml").write_text(WAIVE_ALL)
+    return Path(archive)
+
+
+def test_an_archive_path_keeps_the_users_configuration_beside_it(cli, archive_in_my_folder, monkeypatch):
+    """Issue 25, attack 8: an archive's folder was taken for the checked tree, so the user's own
+    configuration in the current folder was obeyed only where stricter."""
+    monkeypatch.chdir(archive_in_my_folder.parent)
+    result = cli("check", archive_in_my_folder.name, "--format", "json", "--no-cache")
+    assert result.code == 0, result.out[-2000:] + result.err
+    assert "not obeyed" not in result.out + result.err
+    strict = cli("check", archive_in_my_folder.name, "--format", "json", "--no-cache", "--fail-on", "error")
+    assert strict.code == 1  # the archive's findings are there; the user's fail-on decided
+
+
+def test_an_archive_path_accepts_waivers_beside_it(cli, archive_in_my_folder, monkeypatch):
+    monkeypatch.chdir(archive_in_my_folder.parent)
+    result = cli("check", archive_in_my_folder.name, "--format", "json", "--no-cache", "--waivers", "waivers.toml")
+    assert result.code == 0, result.err
+    assert all(f.get("waived_by") for f in json.loads(result.out)["findings"] if f["severity"] == "error")
+
+
+def test_the_archive_itself_is_still_no_waivers_file(cli, archive_in_my_folder):
+    result = cli("check", str(archive_in_my_folder), "--no-cache", "--waivers", str(archive_in_my_folder))
+    assert result.code == 2 and "inside the checked PATH" in result.err
