@@ -1,6 +1,7 @@
 # Two entry points: `make demo` and `make test`. Both create .venv and install into it.
+# Another interpreter gets its own environment: `make test PYTHON=python3.13 VENV=.venv-3.13`.
 PYTHON ?= python3
-VENV   := .venv
+VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
