@@ -181,3 +181,12 @@ def test_the_package_cannot_name_its_own_round(tmp_path) -> None:
     assert rulesets.named_by_place(system, discover(system).kind.value) is None
     archive = shutil.make_archive(str(tmp_path / "Acme_v4.0"), "gztar", FIXTURES / "clean")
     assert rulesets.named_by_place(Path(archive), "results repository") is None
+
+
+def test_a_lone_log_is_judged_by_a_round_that_has_its_benchmark(tmp_path) -> None:
+    """A log checked alone has no benchmark folder: the benchmark it logs stands for one (bert:
+    the newest round with bert is 5.0, not 6.1, which has no bert)."""
+    log = tmp_path / "result_0.txt"
+    shutil.copy(FIXTURES / "clean" / "Fixture" / "results" / "fx_8xh100" / "bert" / "result_0.txt", log)
+    chosen = rulesets.choose(discover(log))
+    assert chosen.ruleset == "training-5.0.0" and "(bert)" in chosen.reason, chosen.reason

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from mlperf_logging import benchmark_meta
 
@@ -169,25 +169,42 @@ def window(ruleset: str) -> tuple[datetime.date | None, datetime.date]:
     return (published(versions[index - 1]) if index else None), published(version)
 
 
-def _first_time_ms(source: Any) -> float | None:
+def _head_records(source: Any) -> Iterator[dict[str, Any]]:
+    """The MLLOG records of a result file's first bytes that decode to objects (bad input is the
+    parser's finding, never an error here)."""
     from .model import open_binary  # the model imports nothing from here; kept local to stay cycle-free
 
     try:
         with open_binary(source) as stream:
             head = stream.read(_FIRST_BYTES)
     except OSError:
-        return None
+        return
     for line in head.decode("utf-8", errors="replace").splitlines():
         _, marker, payload = line.partition(":::MLLOG ")
         if not marker:
             continue
         try:
             record = json.loads(payload)
-        except (ValueError, RecursionError):  # bad input is the parser's finding, never an error here
+        except (ValueError, RecursionError):
             continue
-        value = record.get("time_ms") if isinstance(record, dict) else None
+        if isinstance(record, dict):
+            yield record
+
+
+def _first_time_ms(source: Any) -> float | None:
+    for record in _head_records(source):
+        value = record.get("time_ms")
         if isinstance(value, (int, float)) and 1e12 < value < 1e14:  # 2001..5138: a plausible epoch in ms
             return float(value)
+    return None
+
+
+def _logged_benchmark(source: Any) -> str | None:
+    """The `submission_benchmark` a lone log names in its first records (it has no benchmark folder)."""
+    for record in _head_records(source):
+        value = record.get("value")
+        if record.get("key") == "submission_benchmark" and isinstance(value, str) and BENCHMARK_NAME.fullmatch(value):
+            return value
     return None
 
 
@@ -273,7 +290,13 @@ def infer_tree(tree: Any) -> Inference:
     per_folder = max(1, DATED_FILES // max(1, len(folders)))
     entries = [entry for folder in folders for entry in folder.result_files[:per_folder]] + list(tree.loose_logs)
     dated = [entry.fs_path for entry in entries if getattr(entry.fs_path, "size", 0) <= MAX_FILE_BYTES]
-    return infer((folder.benchmark for folder in folders), dated[:DATED_FILES])
+    return infer(_benchmarks(tree), dated[:DATED_FILES])
+
+
+def _benchmarks(tree: Any) -> list[str]:
+    """The package's benchmarks: its benchmark folders', and what a lone log names."""
+    names = [folder.benchmark for folder in tree.benchmark_folders]
+    return names + [name for entry in tree.loose_logs if (name := _logged_benchmark(entry.fs_path))]
 
 
 #: A folder name that names a round: `training_results_v4.1`, `submissions_training_5.1`,
@@ -324,7 +347,7 @@ def choose(tree: Any) -> Inference:
         ruleset, folder = place
         reason = f"the folder '{visible(folder)}' above the submissions names it"
     else:
-        _, candidates, _, fit_text = _fitting(folder.benchmark for folder in tree.benchmark_folders)
+        _, candidates, _, fit_text = _fitting(_benchmarks(tree))
         ruleset = candidates[-1]
         reason = (
             f"{fit_text}; the newest of them was taken (the logs' own dates never choose the rules: name the "

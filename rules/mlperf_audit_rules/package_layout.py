@@ -342,7 +342,7 @@ class RulesetMismatch(Rule):
     scope = "tree"
 
     def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
-        if not tree.benchmark_folders:
+        if not tree.benchmark_folders and not tree.loose_logs:
             return
         inference = rulesets.infer_tree(tree)
         named = context.ruleset
