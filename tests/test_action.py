@@ -176,8 +176,13 @@ def test_every_python_step_runs_isolated_outside_the_workspace():
                 )
 
 
+SUPPORTED_PYTHONS = ("3.11", "3.12", "3.13")
+
+
 def _runtime_closure() -> dict[str, str]:
-    """Every distribution mlperf-audit needs at run time, transitively, as installed here."""
+    """Every distribution mlperf-audit needs at run time, transitively, on any supported Python
+    (a requirement whose marker holds on one of them: typing-extensions below 3.13), with the
+    version installed here ("" where this interpreter does not need it)."""
     import importlib.metadata as metadata
     import re
 
@@ -189,11 +194,17 @@ def _runtime_closure() -> dict[str, str]:
         key = re.sub(r"[-_.]+", "-", name).lower()
         if key in found:
             return
-        distribution = metadata.distribution(name)
+        try:
+            distribution = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            found[key] = ""
+            return
         found[key] = distribution.version
         for line in distribution.requires or []:
             requirement = Requirement(line)
-            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+            if requirement.marker is None or any(
+                requirement.marker.evaluate({"extra": "", "python_version": version}) for version in SUPPORTED_PYTHONS
+            ):
                 walk(requirement.name)
 
     walk("mlperf-audit")
