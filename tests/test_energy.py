@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import official_output
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
@@ -40,7 +41,7 @@ RULESET = Config(ruleset="training-5.0.0")
 
 
 def official_row() -> dict[str, str]:
-    (row,) = csv.DictReader((OFFICIAL / "Lenovo_detailed.csv").open())
+    (row,) = csv.DictReader(official_output(OFFICIAL, "Lenovo_detailed.csv").open())
     return row
 
 
@@ -50,8 +51,10 @@ def test_csv_tables_are_the_official_ones_byte_for_byte(power_sample, cli, tmp_p
     result = cli("score", str(power_sample / "Lenovo"), "--format", "csv", "-o", str(out))
     assert result.code == 0
     assert "training-5.0.0 inferred" in result.err
-    assert out.read_bytes() == (OFFICIAL / "Lenovo.csv").read_bytes()
-    assert (tmp_path / "scores_detailed.csv").read_bytes() == (OFFICIAL / "Lenovo_detailed.csv").read_bytes()
+    assert out.read_bytes() == official_output(OFFICIAL, "Lenovo.csv").read_bytes()
+    assert (tmp_path / "scores_detailed.csv").read_bytes() == official_output(
+        OFFICIAL, "Lenovo_detailed.csv"
+    ).read_bytes()
 
 
 @pytest.mark.sample

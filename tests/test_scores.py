@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import official_output
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit_rules.summarizer import time_to_train
@@ -21,7 +22,7 @@ SUBMITTERS = ["Dell", "Google", "NVIDIA", "tinycorp"]
 
 
 def official_rows() -> list[dict[str, str]]:
-    return [row for s in SUBMITTERS for row in csv.DictReader((OFFICIAL / f"{s}_detailed.csv").open())]
+    return [row for s in SUBMITTERS for row in csv.DictReader(official_output(OFFICIAL, f"{s}_detailed.csv").open())]
 
 
 @pytest.mark.sample
@@ -48,8 +49,10 @@ def test_every_sample_score_equals_the_official_one(sample, host):
 def test_csv_tables_are_the_official_ones_byte_for_byte(sample, cli, tmp_path, submitter):
     out = tmp_path / "scores.csv"
     assert cli("score", str(sample / submitter), "--format", "csv", "-o", str(out)).code == 0
-    assert out.read_text() == (OFFICIAL / f"{submitter}.csv").read_text()
-    assert (tmp_path / "scores_detailed.csv").read_text() == (OFFICIAL / f"{submitter}_detailed.csv").read_text()
+    assert out.read_text() == official_output(OFFICIAL, f"{submitter}.csv").read_text()
+    assert (tmp_path / "scores_detailed.csv").read_text() == official_output(
+        OFFICIAL, f"{submitter}_detailed.csv"
+    ).read_text()
 
 
 @pytest.mark.sample
