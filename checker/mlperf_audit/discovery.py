@@ -604,10 +604,11 @@ def _benchmark_folder(
     system_params: tuple[CheckerParams, ...] = (),
 ) -> BenchmarkFolder:
     listing = walker.list(folder)
-    results = tuple(f for f in listing.files if is_result_name(f.path.rsplit("/", 1)[-1]))
-    others = tuple(f for f in listing.files if f not in results) + tuple(
-        FileEntry(walker.display(path) + "/", path) for _, path in listing.dirs
-    )
+    results: list[FileEntry] = []
+    others: list[FileEntry] = []
+    for entry in listing.files:  # one pass: a membership test in the results made 20,000 files take minutes
+        (results if is_result_name(entry.path.rsplit("/", 1)[-1]) else others).append(entry)
+    others.extend(FileEntry(walker.display(path) + "/", path) for _, path in listing.dirs)
     params = system_params + tuple(
         _params(f, "benchmark") for f in listing.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
     )
@@ -618,7 +619,9 @@ def _benchmark_folder(
                 (run, tuple(f.path.rsplit("/", 1)[-1] for f in walker.list(run_path).files))
                 for run, run_path in walker.list(path).dirs
             )
-    return BenchmarkFolder(submitter, system, benchmark, walker.display(folder), results, others, params, power)
+    return BenchmarkFolder(
+        submitter, system, benchmark, walker.display(folder), tuple(results), tuple(others), params, power
+    )
 
 
 def _params(entry: FileEntry, level: str, every_line: bool = False) -> CheckerParams:
@@ -724,10 +727,19 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
         return invalid(f"system description is a JSON {type(data).__name__}, not an object", 1)
     if json_depth(data) > MAX_JSON_DEPTH:  # real ones nest two levels; rules and reports walk the values
         return invalid(f"system description nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not read", 1)
+    return SystemDescription(name, entry.path, submitter, data, (), MappingProxyType(_field_lines(text)))
+
+
+def _field_lines(text: str) -> dict[str, int]:
+    """The line of each field's first appearance, counted on from the previous field's (matches come
+    in order): counting from the top for each field made a 1 MB description take 20 s."""
     lines: dict[str, int] = {}
+    line, counted_to = 1, 0
     for match in _FIELD.finditer(text):
-        lines.setdefault(match.group(1), text.count("\n", 0, match.start()) + 1)
-    return SystemDescription(name, entry.path, submitter, data, (), MappingProxyType(lines))
+        line += text.count("\n", counted_to, match.start())
+        counted_to = match.start()
+        lines.setdefault(match.group(1), line)
+    return lines
 
 
 _FIELD = re.compile(r'^\s*"([^"\\]+)"\s*:', re.MULTILINE)

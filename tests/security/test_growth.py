@@ -1,0 +1,232 @@
+"""Linear time and bounded memory in every dimension of the input a package controls (issue 25).
+
+Each test is the attack at two sizes, 1x and 4x, and measures what the tool did, never seconds:
+the function calls made (Python and C, counted with `sys.setprofile`), and where the work hides
+inside one C call, the characters that string methods scanned. A 4x input may cost at most
+`GROWTH_LIMIT` times the 1x input (4x, with a quarter for fixed costs and rounding); the quadratic
+code these tests caught cost 8x to 16x. A deep input must give a finding or a clear refusal,
+never a RecursionError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from mlperf_audit import discovery
+from mlperf_audit.cli import main
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
+SYSTEM = "fx_8xh100"
+#: 4x the input may cost this many times the 1x input.
+GROWTH_LIMIT = 5.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+# ---------------------------------------------------------------------------------------------
+
+
+def calls(action: Callable[[], Any]) -> int:
+    """The Python and C functions `action` called, nested calls included."""
+    count = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        if event == "call" or event == "c_call":
+            count += 1
+
+    sys.setprofile(profile)  # this thread's only: a command measured here runs with --jobs 1
+    try:
+        action()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def assert_linear(small: int, large: int, what: str) -> None:
+    assert small > 0, f"{what}: nothing was measured"
+    assert large <= GROWTH_LIMIT * small, f"{what}: 4x the input cost {large / small:.1f}x ({small} then {large})"
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_checked(code: int, err: str, what: str) -> None:
+    """A verdict (exit 0 or 1), never an internal error."""
+    assert code in (0, 1), f"{what}: exit {code}: {err[-2000:]}"
+    assert "internal error" not in err and "Traceback" not in err, f"{what}: {err[-2000:]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Packages
+# ---------------------------------------------------------------------------------------------
+
+
+def description() -> dict[str, Any]:
+    return json.loads((FIXTURE / "systems" / f"{SYSTEM}.json").read_text())
+
+
+def package(root: Path, results: int = 5) -> Path:
+    """A submission `Acme` of one system and one benchmark folder with `results` logs (the
+    fixture's first five, then copies of them); returns the benchmark folder."""
+    (root / "Acme" / "systems").mkdir(parents=True)
+    (root / "Acme" / "systems" / "sys1.json").write_text(json.dumps(description(), indent=4))
+    folder = root / "Acme" / "results" / "sys1" / "ssd"
+    folder.mkdir(parents=True)
+    for index in range(results):
+        shutil.copy(FIXTURE / "results" / SYSTEM / "ssd" / f"result_{index % 5}.txt", folder / f"result_{index}.txt")
+    return folder
+
+
+def archive_of(root: Path, target: Path, extra: dict[str, bytes]) -> Path:
+    """`root`'s files and the `extra` members, as a .tar.gz or a .zip."""
+    files = {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*")) if path.is_file()}
+    files.update(extra)
+    if target.name.endswith(".zip"):
+        with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+            for name, data in files.items():
+                out.writestr(name, data)
+    else:
+        with tarfile.open(target, "w:gz") as out:
+            for name, data in files.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(data)
+                out.addfile(info, io.BytesIO(data))
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# The size of a system description
+# ---------------------------------------------------------------------------------------------
+
+
+class _ScannedText(str):
+    """Text that tallies the characters its own search methods scan."""
+
+    scanned = 0
+
+    def _tally(self, start: int | None, end: int | None) -> None:
+        begin, stop, _ = slice(start, end).indices(len(self))
+        _ScannedText.scanned += max(0, stop - begin)
+
+    def count(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._tally(start, end)
+        return super().count(sub, start, end)
+
+    def find(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._tally(start, end)
+        return super().find(sub, start, end)
+
+    def rfind(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._tally(start, end)
+        return super().rfind(sub, start, end)
+
+    def index(self, sub: str, start: Any = None, end: Any = None) -> int:  # type: ignore[override]
+        self._tally(start, end)
+        return super().index(sub, start, end)
+
+    def splitlines(self, keepends: bool = False) -> list[str]:  # type: ignore[override]
+        self._tally(None, None)
+        return super().splitlines(keepends)
+
+    def split(self, sep: Any = None, maxsplit: int = -1) -> list[str]:  # type: ignore[override]
+        self._tally(None, None)
+        return super().split(sep, maxsplit)
+
+
+class _ScannedBytes(bytes):
+    def decode(self, encoding: str = "utf-8", errors: str = "strict") -> str:
+        return _ScannedText(super().decode(encoding, errors))
+
+
+class _ScannedStream:
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __enter__(self) -> "_ScannedStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stream.close()
+
+    def read(self, size: int = -1) -> bytes:
+        return _ScannedBytes(self._stream.read(size))
+
+
+def test_a_system_description_of_many_fields_is_read_in_linear_time(tmp_path, monkeypatch):
+    """The attack: a 1 MB description of one field a line took 22 s to discover (250 KB: 1.65 s):
+    the line of each field was counted from the top of the text, once per field."""
+    real_open = discovery.open_binary
+    monkeypatch.setattr(discovery, "open_binary", lambda source: _ScannedStream(real_open(source)))
+
+    def cost(fields: int) -> int:
+        root = tmp_path / f"fields{fields}"
+        package(root)
+        data = description() | {f"extra_field_{index}": "x" * 16 for index in range(fields)}
+        text = json.dumps(data, indent=4)
+        (root / "Acme" / "systems" / "sys1.json").write_text(text)
+        last = f'"extra_field_{fields - 1}"'
+        line = next(number for number, row in enumerate(text.splitlines(), 1) if row.lstrip().startswith(last))
+        _ScannedText.scanned = 0
+        tree = {}
+        made = calls(lambda: tree.setdefault("tree", discovery.discover(root)))
+        (system,) = tree["tree"].submissions[0].systems
+        assert system.field_lines[f"extra_field_{fields - 1}"] == line
+        assert _ScannedText.scanned > 0, "the description was not read through the counting stream"
+        return made + _ScannedText.scanned
+
+    assert_linear(cost(1000), cost(4000), "fields of a system description")
+
+
+# ---------------------------------------------------------------------------------------------
+# Files in one folder, on disk and in archives
+# ---------------------------------------------------------------------------------------------
+
+
+def test_many_result_files_in_one_folder_are_listed_in_linear_time(tmp_path):
+    """The attack: 20,000 small result files took 27 s to discover (5,000: 1.8 s): each file was
+    looked for in the tuple of result files, comparing entries one by one."""
+
+    def cost(results: int) -> int:
+        root = tmp_path / f"results{results}"
+        package(root, results)
+        tree = {}
+        made = calls(lambda: tree.setdefault("tree", discovery.discover(root)))
+        (folder,) = tree["tree"].benchmark_folders
+        assert len(folder.result_files) == results
+        return made
+
+    assert_linear(cost(500), cost(2000), "result files in one folder")
+
+
+@pytest.mark.parametrize("suffix", [".tar.gz", ".zip"])
+def test_an_archive_of_many_result_members_is_listed_in_linear_time(tmp_path, suffix):
+    """The attack: a 240 KB .tar.gz of 20,000 members took 26 s to discover (5,000: 1.9 s); a zip
+    of as many members, the same."""
+
+    def cost(members: int) -> int:
+        root = tmp_path / f"tree{members}"
+        package(root)
+        extra = {f"Acme/results/sys1/ssd/result_{index}.txt": b":::MLLOG {}\n" for index in range(5, members)}
+        target = archive_of(root, tmp_path / f"pkg{members}{suffix}", extra)
+        tree = {}
+        made = calls(lambda: tree.setdefault("tree", discovery.discover(target)))
+        (folder,) = tree["tree"].benchmark_folders
+        assert len(folder.result_files) == members
+        return made
+
+    assert_linear(cost(500), cost(2000), f"members of a {suffix}")
