@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Iterator
 
 from .archives import Archive, is_archive
 from .errors import TargetError
@@ -65,6 +65,11 @@ def is_result_name(name: str) -> bool:
 class _Listing:
     dirs: list[tuple[str, Path]]
     files: list[FileEntry]
+
+
+def _is_bad_name(name: str) -> bool:
+    """A name the official repository checker rejects: hidden, or holding a space."""
+    return name.startswith(".") or " " in name
 
 
 def _quoted_link(path: Path) -> str:
@@ -145,7 +150,7 @@ class _Walker:
         return listing
 
     def _check_name(self, name: str, shown: str) -> None:
-        if name.startswith(".") or " " in name:
+        if _is_bad_name(name):
             self.issues.append(
                 Issue(
                     Problem.BAD_NAME,
@@ -173,13 +178,13 @@ class _Walker:
         where the folders are listed, and again here for folders discovery does not list)."""
         # plain strings, not Paths: a code tree holds tens of thousands of files, and a path is
         # shown only in a finding
-        for root, dirs, files in os.walk(folder, followlinks=False, onerror=None):
+        for root, dirs, files in _walk(os.fspath(folder)):
             dirs.sort()
             for name in dirs:
-                if name.startswith(".") or " " in name:
+                if _is_bad_name(name):
                     self._check_name(name, self.display(Path(root, name)))
             for name in sorted(files):
-                if name.startswith(".") or " " in name:
+                if _is_bad_name(name):
                     self._check_name(name, self.display(Path(root, name)))
                 try:
                     info = os.lstat(os.path.join(root, name))
@@ -274,6 +279,32 @@ class _Walker:
                 hint="A result package holds only regular files and folders.",
             )
         )
+
+
+def _walk(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
+    """What `os.walk(top)` yields, top-down, without following links and skipping what cannot be
+    listed, but as a loop: `os.walk` recurses before Python 3.12, and a package may nest folders
+    deeper than the interpreter's recursion limit."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        linked: set[str] = set()
+        try:
+            with os.scandir(folder) as listing:
+                for entry in listing:
+                    try:
+                        is_dir = entry.is_dir()
+                        if is_dir and entry.is_symlink():
+                            linked.add(entry.name)
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+        except OSError:
+            continue
+        yield folder, dirs, files  # the caller may sort or prune `dirs`, as with os.walk
+        pending.extend(os.path.join(folder, name) for name in reversed(dirs) if name not in linked)
 
 
 class _ArchiveWalker(_Walker):

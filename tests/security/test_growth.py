@@ -18,7 +18,7 @@ import sys
 import tarfile
 import zipfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -230,3 +230,53 @@ def test_an_archive_of_many_result_members_is_listed_in_linear_time(tmp_path, su
         return made
 
     assert_linear(cost(500), cost(2000), f"members of a {suffix}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Depth: folders on disk, member names in archives
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def nest() -> Iterator[Callable[[Path, int], Path]]:
+    """Makes `depth` folders, one in the other, under a folder, and removes them after the test
+    from the deepest up: os.makedirs, and shutil.rmtree in pytest's clean-up, recurse on 3.11."""
+    made: list[Path] = []
+
+    def nest(folder: Path, depth: int) -> Path:
+        for _ in range(depth):
+            folder = folder / "d"
+            folder.mkdir()
+            made.append(folder)
+        (folder / "notes.txt").write_text("deep\n")
+        return folder
+
+    yield nest
+    for folder in reversed(made):
+        for item in folder.iterdir():
+            if not item.is_dir():
+                item.unlink()
+        folder.rmdir()
+
+
+def test_a_results_tree_1100_folders_deep_is_checked_not_crashed(tmp_path, nest):
+    """The attack: a folder 1,100 levels deep in a submission made `check` an internal error
+    (RecursionError: the names check walked the tree with os.walk, which recurses on Python 3.11)."""
+    root = tmp_path / "pkg"
+    folder = package(root)
+    nest(folder, 1100)
+    code_folder = root / "Acme" / "benchmarks" / "ssd" / "implementations" / "pytorch"
+    code_folder.mkdir(parents=True)
+    nest(code_folder, 1100)
+    for argv in (["check"], ["score", "--no-cache"]):  # the kept check's key walks the tree too
+        code, out, err = run_cli(*argv, str(root), "--jobs", "1")
+        assert_checked(code, err, " ".join(argv))
+
+
+def test_folder_depth_costs_linear_calls(tmp_path, nest):
+    def cost(depth: int) -> int:
+        root = tmp_path / f"depth{depth}"
+        nest(package(root), depth)
+        return calls(lambda: discovery.discover(root))
+
+    assert_linear(cost(200), cost(800), "folder depth")
