@@ -335,9 +335,13 @@ class _ArchiveWalker(_Walker):
 
     def hygiene(self, folder: Any) -> None:
         names, special = self.archive.below(folder)  # not a scan of every member per submission
-        for name in names:
-            self._check_name(name.rsplit("/", 1)[-1], visible(name))
-            self._check_size(self.archive.files.get(name, 0), visible(name))
+        for name in names:  # shown only when reported: a name may take kilobytes, and an archive thousands of them
+            base = name.rsplit("/", 1)[-1]
+            if _is_bad_name(base):
+                self._check_name(base, visible(name))
+            size = self.archive.files.get(name, 0)
+            if size > MAX_REPO_FILE_BYTES:
+                self._check_size(size, visible(name))
         for name in special:
             self.issues.append(
                 Issue(

@@ -16,14 +16,16 @@ import json
 import shutil
 import sys
 import tarfile
+import tracemalloc
 import zipfile
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
 
-from mlperf_audit import discovery
+from mlperf_audit import archives, discovery
 from mlperf_audit.cli import main
+from mlperf_audit.errors import TargetError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
 SYSTEM = "fx_8xh100"
@@ -280,3 +282,42 @@ def test_folder_depth_costs_linear_calls(tmp_path, nest):
         return calls(lambda: discovery.discover(root))
 
     assert_linear(cost(200), cost(800), "folder depth")
+
+
+def test_an_archive_member_name_thousands_of_folders_deep_is_refused_before_it_is_expanded(tmp_path):
+    """The attack: a 3 KB .tar.gz holding one member 30,000 folders deep took 111 s and 1.8 GB: every
+    folder above the member was built as a name of its own, each as long as the path to it. A
+    name no file system could hold (over 4096 bytes) is refused before any folder is built."""
+    root = tmp_path / "tree"
+    package(root)
+    deep = "Acme/results/sys1/ssd/" + "d/" * 8000 + "notes.txt"
+    target = archive_of(root, tmp_path / "deep.tar.gz", {deep: b"x"})
+    tracemalloc.start()
+    try:
+        with pytest.raises(TargetError, match="its name takes 16031 bytes"):
+            discovery.discover(target)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20, f"{peak / 2**20:.0f} MiB to refuse one deep member"
+    code, out, err = run_cli("check", str(target))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_the_folders_an_archive_implies_are_bounded(tmp_path, monkeypatch):
+    """Names under the length limit still imply a folder for every level of every one: members
+    that each open a chain of their own are refused once their folders' names pass the bound,
+    before they take the memory (shown with a bound of 1 MiB instead of 64)."""
+    monkeypatch.setattr(archives, "MAX_FOLDER_NAME_BYTES", 1 << 20, raising=False)
+    root = tmp_path / "tree"
+    package(root)
+    chains = {f"Acme/results/sys1/ssd/x{index}/" + "d/" * 1000 + "notes.txt": b"x" for index in range(20)}
+    target = archive_of(root, tmp_path / "chains.tar.gz", chains)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TargetError, match="refusing to read it"):
+            archives.Archive(target)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 << 20, f"{peak / 2**20:.0f} MiB before the refusal"
