@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from mlperf_audit import archives, discovery
+from mlperf_audit import archives, checkcache, discovery
 from mlperf_audit.cli import main
 from mlperf_audit.errors import TargetError
 
@@ -282,6 +282,21 @@ def test_folder_depth_costs_linear_calls(tmp_path, nest):
         return calls(lambda: discovery.discover(root))
 
     assert_linear(cost(200), cost(800), "folder depth")
+
+
+def test_the_kept_checks_key_walks_folder_depth_in_linear_calls(tmp_path, nest):
+    """The attack: each folder's path from the root was recomputed by os.path.relpath, which splits
+    both paths at every level: 4x the depth cost 11x the calls, a million at 1,100 levels."""
+
+    def cost(depth: int) -> int:
+        root = tmp_path / f"depth{depth}"
+        nest(package(root), depth)
+        seen: list[Any] = []
+        made = calls(lambda: checkcache._add_tree(root, lambda *parts: seen.append(parts[0]), None))
+        assert any(str(part).endswith("/d/notes.txt") and str(part).count("/d") == depth for part in seen)
+        return made
+
+    assert_linear(cost(200), cost(800), "folder depth in the kept check's key")
 
 
 def test_an_archive_member_name_thousands_of_folders_deep_is_refused_before_it_is_expanded(tmp_path):
