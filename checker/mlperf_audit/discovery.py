@@ -90,6 +90,13 @@ class _Walker:
         self.real_root = os.path.realpath(root)
         self.issues: list[Issue] = []
         self.links_seen: set[Path] = set()
+        self.linked_folders_reported: set[str] = set()  # display paths: a probe may report one first
+
+    def restart(self) -> None:
+        """Forgets what was found: the folders are listed again."""
+        self.issues.clear()
+        self.links_seen.clear()
+        self.linked_folders_reported.clear()
 
     def join(self, folder: Any, name: str) -> Any:
         return folder / name
@@ -237,8 +244,9 @@ class _Walker:
     def _linked_folder(self, path: Path) -> None:
         shown = self.display(path)
         self.links_seen.add(path)
-        if any(issue.problem == Problem.LINKED_FOLDER and issue.path == shown for issue in self.issues):
-            return  # a probe found it first
+        if shown in self.linked_folders_reported:
+            return  # a probe found it first (a search of the issues made 4,000 links cost 8x 1,000)
+        self.linked_folders_reported.add(shown)
         self.issues.append(
             Issue(
                 Problem.LINKED_FOLDER,
@@ -420,14 +428,12 @@ def discover(path: str | Path) -> Tree:
     if resolved.parent.name == "results" or any(
         any(is_result_name(f.path.rsplit("/", 1)[-1]) for f in walker.list(folder).files) for _, folder in listing.dirs
     ):
-        walker.issues.clear()  # the probe above listed folders that are listed again below
-        walker.links_seen.clear()
+        walker.restart()  # the probe above listed folders that are listed again below
         submission = _system_folder(walker, target, resolved)
         walker.hygiene(target)
         return Tree(target, TargetKind.SYSTEM, (submission,), (), tuple(walker.issues))
     if resolved.parent.parent.name == "results" or any(is_result_name(f.path) for f in listing.files):
-        walker.issues.clear()
-        walker.links_seen.clear()
+        walker.restart()
         submission = _benchmark_only(walker, target, resolved)
         walker.hygiene(target)
         return Tree(target, TargetKind.BENCHMARK, (submission,), (), tuple(walker.issues))

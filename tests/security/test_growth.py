@@ -1,8 +1,9 @@
 """Linear time and bounded memory in every dimension of the input a package controls (issue 25).
 
 Each test is the attack at two sizes, 1x and 4x, and measures what the tool did, never seconds:
-the function calls made (Python and C, counted with `sys.setprofile`), and where the work hides
-inside one C call, the characters that string methods scanned. A 4x input may cost at most
+the operations it ran (Python lines, Python and C calls, counted with `sys.settrace` and
+`sys.setprofile`), and where the work hides inside one C call, the characters that string methods
+scanned. A 4x input may cost at most
 `GROWTH_LIMIT` times the 1x input (4x, with a quarter for fixed costs and rounding); the quadratic
 code these tests caught cost 8x to 16x. A deep input must give a finding or a clear refusal,
 never a RecursionError.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
 import sys
 import tarfile
@@ -25,7 +27,11 @@ import pytest
 
 from mlperf_audit import archives, checkcache, discovery
 from mlperf_audit.cli import main
+from mlperf_audit.config import Config
 from mlperf_audit.errors import TargetError
+from mlperf_audit.model import Problem
+from mlperf_audit.rule import CheckContext
+from mlperf_audit_rules.support import sources
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
 SYSTEM = "fx_8xh100"
@@ -38,20 +44,28 @@ GROWTH_LIMIT = 5.0
 # ---------------------------------------------------------------------------------------------
 
 
-def calls(action: Callable[[], Any]) -> int:
-    """The Python and C functions `action` called, nested calls included."""
+def operations(action: Callable[[], Any]) -> int:
+    """The Python lines run and the Python and C functions called by `action`, nested ones included."""
     count = 0
 
-    def profile(frame: Any, event: str, arg: Any) -> None:
+    def each_line(frame: Any, event: str, arg: Any) -> Any:
         nonlocal count
-        if event == "call" or event == "c_call":
+        count += 1
+        return each_line
+
+    def each_c_call(frame: Any, event: str, arg: Any) -> None:
+        nonlocal count
+        if event == "c_call":
             count += 1
 
-    sys.setprofile(profile)  # this thread's only: a command measured here runs with --jobs 1
+    # this thread's only: a command measured here runs with --jobs 1
+    sys.settrace(each_line)
+    sys.setprofile(each_c_call)
     try:
         action()
     finally:
         sys.setprofile(None)
+        sys.settrace(None)
     return count
 
 
@@ -185,7 +199,7 @@ def test_a_system_description_of_many_fields_is_read_in_linear_time(tmp_path, mo
         line = next(number for number, row in enumerate(text.splitlines(), 1) if row.lstrip().startswith(last))
         _ScannedText.scanned = 0
         tree = {}
-        made = calls(lambda: tree.setdefault("tree", discovery.discover(root)))
+        made = operations(lambda: tree.setdefault("tree", discovery.discover(root)))
         (system,) = tree["tree"].submissions[0].systems
         assert system.field_lines[f"extra_field_{fields - 1}"] == line
         assert _ScannedText.scanned > 0, "the description was not read through the counting stream"
@@ -207,7 +221,7 @@ def test_many_result_files_in_one_folder_are_listed_in_linear_time(tmp_path):
         root = tmp_path / f"results{results}"
         package(root, results)
         tree = {}
-        made = calls(lambda: tree.setdefault("tree", discovery.discover(root)))
+        made = operations(lambda: tree.setdefault("tree", discovery.discover(root)))
         (folder,) = tree["tree"].benchmark_folders
         assert len(folder.result_files) == results
         return made
@@ -226,7 +240,7 @@ def test_an_archive_of_many_result_members_is_listed_in_linear_time(tmp_path, su
         extra = {f"Acme/results/sys1/ssd/result_{index}.txt": b":::MLLOG {}\n" for index in range(5, members)}
         target = archive_of(root, tmp_path / f"pkg{members}{suffix}", extra)
         tree = {}
-        made = calls(lambda: tree.setdefault("tree", discovery.discover(target)))
+        made = operations(lambda: tree.setdefault("tree", discovery.discover(target)))
         (folder,) = tree["tree"].benchmark_folders
         assert len(folder.result_files) == members
         return made
@@ -234,31 +248,95 @@ def test_an_archive_of_many_result_members_is_listed_in_linear_time(tmp_path, su
     assert_linear(cost(500), cost(2000), f"members of a {suffix}")
 
 
+def test_many_linked_folders_are_reported_in_linear_operations(tmp_path):
+    """The attack: 4,000 links to folders in a benchmark folder cost 8x the calls of 1,000: each
+    link's finding was looked for among every finding made before it."""
+
+    def cost(links: int) -> int:
+        root = tmp_path / f"links{links}"
+        folder = package(root)
+        (root / "elsewhere").mkdir()
+        for index in range(links):
+            (folder / f"link{index}").symlink_to(root / "elsewhere")
+        tree = {}
+        made = operations(lambda: tree.setdefault("tree", discovery.discover(root)))
+        assert sum(issue.problem == Problem.LINKED_FOLDER for issue in tree["tree"].issues) == links
+        return made
+
+    assert_linear(cost(100), cost(400), "linked folders")
+
+
+# ---------------------------------------------------------------------------------------------
+# Submitters, systems and benchmark folders
+# ---------------------------------------------------------------------------------------------
+
+
+def test_rules_find_a_results_description_and_submission_in_linear_operations(tmp_path):
+    """The attack: a repository of 400 submitters cost 5.4x one of 100 (and 400 systems 5.1x 100):
+    rules ask for the description and the submission of every result, and each question searched
+    every submission and every system."""
+
+    def cost(submitters: int) -> int:
+        root = tmp_path / f"repository{submitters}"
+        for index in range(submitters):
+            package(root / f"Submitter{index}", results=1)
+            shutil.move(root / f"Submitter{index}" / "Acme", root / f"S{index}")
+            (root / f"Submitter{index}").rmdir()
+        context = CheckContext(Config(), discovery.discover(root))
+        folders = context.tree.benchmark_folders
+        assert len(folders) == submitters
+
+        def ask() -> None:
+            for folder in folders:
+                description = context.system_description(folder.submitter, folder.system)
+                assert description is not None and description.name == folder.system
+                submission = sources.submission_of(folder, context)
+                assert submission is not None and submission.name == folder.submitter
+                assert submission.system(folder.system or "") is description
+
+        return operations(ask)
+
+    assert_linear(cost(100), cost(400), "lookups over submitters")
+
+
 # ---------------------------------------------------------------------------------------------
 # Depth: folders on disk, member names in archives
 # ---------------------------------------------------------------------------------------------
 
 
+_FOLDER = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+
+
 @pytest.fixture
 def nest() -> Iterator[Callable[[Path, int], Path]]:
-    """Makes `depth` folders, one in the other, under a folder, and removes them after the test
-    from the deepest up: os.makedirs, and shutil.rmtree in pytest's clean-up, recurse on 3.11."""
-    made: list[Path] = []
+    """Makes `depth` folders `d`, one in the other, under a folder, and removes them after the test,
+    each step relative to an open folder (a path of a thousand levels costs the kernel a thousand
+    lookups; os.makedirs, and shutil.rmtree in pytest's clean-up, recurse on 3.11)."""
+    made: list[tuple[Path, int]] = []
 
     def nest(folder: Path, depth: int) -> Path:
+        handle = os.open(folder, _FOLDER)
         for _ in range(depth):
-            folder = folder / "d"
-            folder.mkdir()
-            made.append(folder)
-        (folder / "notes.txt").write_text("deep\n")
-        return folder
+            os.mkdir("d", dir_fd=handle)
+            handle, above = os.open("d", _FOLDER, dir_fd=handle), handle
+            os.close(above)
+        os.close(os.open("notes.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=handle))
+        os.close(handle)
+        made.append((folder, depth))
+        return Path(folder, *["d"] * depth)
 
     yield nest
-    for folder in reversed(made):
-        for item in folder.iterdir():
-            if not item.is_dir():
-                item.unlink()
-        folder.rmdir()
+    for folder, depth in made:
+        handle = os.open(folder, _FOLDER)
+        for _ in range(depth):
+            handle, above = os.open("d", _FOLDER, dir_fd=handle), handle
+            os.close(above)
+        os.unlink("notes.txt", dir_fd=handle)
+        for _ in range(depth):
+            handle, below = os.open("..", _FOLDER, dir_fd=handle), handle
+            os.close(below)
+            os.rmdir("d", dir_fd=handle)
+        os.close(handle)
 
 
 def test_a_results_tree_1100_folders_deep_is_checked_not_crashed(tmp_path, nest):
@@ -275,28 +353,28 @@ def test_a_results_tree_1100_folders_deep_is_checked_not_crashed(tmp_path, nest)
         assert_checked(code, err, " ".join(argv))
 
 
-def test_folder_depth_costs_linear_calls(tmp_path, nest):
+def test_folder_depth_costs_linear_operations(tmp_path, nest):
     def cost(depth: int) -> int:
         root = tmp_path / f"depth{depth}"
         nest(package(root), depth)
-        return calls(lambda: discovery.discover(root))
+        return operations(lambda: discovery.discover(root))
 
-    assert_linear(cost(200), cost(800), "folder depth")
+    assert_linear(cost(100), cost(400), "folder depth")
 
 
-def test_the_kept_checks_key_walks_folder_depth_in_linear_calls(tmp_path, nest):
+def test_the_kept_checks_key_walks_folder_depth_in_linear_operations(tmp_path, nest):
     """The attack: each folder's path from the root was recomputed by os.path.relpath, which splits
-    both paths at every level: 4x the depth cost 11x the calls, a million at 1,100 levels."""
+    both paths at every level: 4x the depth cost 12x the calls, a million at 1,100 levels."""
 
     def cost(depth: int) -> int:
         root = tmp_path / f"depth{depth}"
         nest(package(root), depth)
         seen: list[Any] = []
-        made = calls(lambda: checkcache._add_tree(root, lambda *parts: seen.append(parts[0]), None))
+        made = operations(lambda: checkcache._add_tree(root, lambda *parts: seen.append(parts[0]), None))
         assert any(str(part).endswith("/d/notes.txt") and str(part).count("/d") == depth for part in seen)
         return made
 
-    assert_linear(cost(200), cost(800), "folder depth in the kept check's key")
+    assert_linear(cost(100), cost(400), "folder depth in the kept check's key")
 
 
 def test_an_archive_member_name_thousands_of_folders_deep_is_refused_before_it_is_expanded(tmp_path):
