@@ -414,3 +414,21 @@ def test_the_folders_an_archive_implies_are_bounded(tmp_path, monkeypatch):
     finally:
         tracemalloc.stop()
     assert peak < 8 << 20, f"{peak / 2**20:.0f} MiB before the refusal"
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("pyproject.toml", "[tool.mlperf-audit]\nselect = " + "[" * 3000 + "]" * 3000 + "\n"),
+        (".mlperf-audit.toml", "select = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n"),
+    ],
+)
+def test_a_configuration_nested_thousands_deep_is_a_clear_error(tmp_path, monkeypatch, name, text):
+    """The attack: a package's own pyproject.toml, read when the check runs from its folder, with an
+    array nested 3,000 deep: tomllib recursed past the limit and the check was an internal error."""
+    package(tmp_path)
+    (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli("check", ".")
+    assert code == 2 and "nest too deeply" in err and name in err, err
+    assert len(err.strip().splitlines()) == 1 and "internal error" not in err, err
