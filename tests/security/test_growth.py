@@ -327,11 +327,14 @@ def nest() -> Iterator[Callable[[Path, int], Path]]:
 
     yield nest
     for folder, depth in made:
+        if not os.path.lexists(folder / "d"):
+            continue  # the test removed them
         handle = os.open(folder, _FOLDER)
         for _ in range(depth):
             handle, above = os.open("d", _FOLDER, dir_fd=handle), handle
             os.close(above)
-        os.unlink("notes.txt", dir_fd=handle)
+        for name in os.listdir(handle):
+            os.unlink(name, dir_fd=handle)
         for _ in range(depth):
             handle, below = os.open("..", _FOLDER, dir_fd=handle), handle
             os.close(below)
@@ -375,6 +378,22 @@ def test_the_kept_checks_key_walks_folder_depth_in_linear_operations(tmp_path, n
         return made
 
     assert_linear(cost(100), cost(400), "folder depth in the kept check's key")
+
+
+def test_cache_clear_removes_a_cache_folder_1100_folders_deep(tmp_path, nest):
+    """The attack: a folder 1,100 levels deep in the cache made `cache clear` an internal error
+    (shutil.rmtree recurses before Python 3.13); it is removed, and a link in it is not followed."""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    (cache / "parse-v1").mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep me")
+    bottom = nest(cache / "parse-v1", 1100)
+    os.symlink(outside, os.path.join(os.fspath(bottom), "link"))
+    code, out, err = run_cli("cache", "clear", "--cache-dir", str(cache))
+    assert code == 0 and "internal error" not in err, err
+    assert not (cache / "parse-v1").exists() and (outside / "keep.txt").read_text() == "keep me"
 
 
 def test_an_archive_member_name_thousands_of_folders_deep_is_refused_before_it_is_expanded(tmp_path):
