@@ -16,6 +16,7 @@ import io
 import json
 import os
 import shutil
+import statistics
 import sys
 import tarfile
 import tracemalloc
@@ -27,10 +28,12 @@ import pytest
 
 from mlperf_audit import archives, checkcache, discovery
 from mlperf_audit.cli import main
+from mlperf_audit.commands import audit
 from mlperf_audit.config import Config
 from mlperf_audit.errors import TargetError
 from mlperf_audit.model import Problem
 from mlperf_audit.rule import CheckContext
+from mlperf_audit.scores import BenchmarkScore, RunScore
 from mlperf_audit_rules.support import sources
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
@@ -297,6 +300,54 @@ def test_rules_find_a_results_description_and_submission_in_linear_operations(tm
         return operations(ask)
 
     assert_linear(cost(100), cost(400), "lookups over submitters")
+
+
+def _scores(count: int) -> list[BenchmarkScore]:
+    """`count` results of one benchmark: three accelerator models, some without a rate."""
+    models = ("NVIDIA H100-SXM5-80GB", "NVIDIA A100-SXM4-80GB", "AMD Instinct MI300X")
+    return [
+        BenchmarkScore(
+            f"S{index}",
+            f"sys{index}",
+            "ssd",
+            f"S{index}/results/sys{index}/ssd",
+            tuple(RunScore(f"result_{run}.txt", 10.0 + (index * 7 + run) % 13, "ok", 1000.0) for run in range(3)),
+            5,
+            10.0 + index % 11,
+            1.0,
+            1.0,
+            system_info={
+                "accelerator_model_name": models[index % 3],
+                "accelerators_count": 0 if index % 10 == 9 else 8 + index % 5,
+            },
+        )
+        for index in range(count)
+    ]
+
+
+def test_audit_compares_each_result_with_its_peers_in_linear_operations():
+    """The attack: `audit` of 400 systems running one benchmark cost 4.9x 100: each result's peers
+    were searched for in the whole group, the accelerator model matched again for every pair."""
+    assert_linear(
+        operations(lambda: audit.peer_rows(_scores(100), {})),
+        operations(lambda: audit.peer_rows(_scores(400), {})),
+        "results of one benchmark in audit's peers",
+    )
+
+
+def test_each_results_relation_to_its_peers_is_the_median_of_the_others():
+    scores = _scores(47)
+    rows = {(row["submitter"], row["system"]): row for row in audit.peer_rows(scores, {})}
+    for score in scores:
+        peers = [
+            p.work_rate
+            for p in scores
+            if p is not score
+            and p.system_info["accelerator_model_name"] == score.system_info["accelerator_model_name"]
+            and p.work_rate
+        ]
+        expected = score.work_rate / statistics.median(peers) if score.work_rate and peers else None
+        assert rows[(score.submitter, score.system)]["relative_to_peers"] == expected
 
 
 # ---------------------------------------------------------------------------------------------
