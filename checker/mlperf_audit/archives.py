@@ -60,6 +60,11 @@ MAX_HEADER_RECORD = 64 << 10
 #: Largest zip central directory read (about 46 bytes and a name per member: real ones of
 #: MAX_MEMBERS members take under 30 MiB), checked from the end record before it is parsed.
 MAX_CENTRAL_DIRECTORY = 64 << 20
+#: Longest member name: no path longer than this can be opened, so no tool extracts such a member.
+MAX_NAME_BYTES = 4096
+#: Most bytes the names of an archive's folders take in all, those its members imply included: each
+#: member implies every folder above it, so names of thousands of levels would imply gigabytes.
+MAX_FOLDER_NAME_BYTES = 64 << 20
 SUFFIXES = (".tar.gz", ".tgz", ".tar", ".zip")
 
 _CHUNK = 1 << 20
@@ -258,6 +263,7 @@ class Archive:
             self.close()
             raise TargetError(f"{path}: not a readable archive ({error})") from None
         total = 0
+        self._folder_name_bytes = 0
         origin: dict[str, str] = {}
         for entry in entries:
             clean = self._clean(entry.name)
@@ -274,11 +280,9 @@ class Archive:
             if entry.kind != "file" and entry.kind != "dir":
                 self.special.append(clean)
                 continue
-            parts = clean.split("/")
-            for depth in range(1, len(parts)):
-                self.dirs.add("/".join(parts[:depth]))
+            self._add_folders_above(clean)
             if entry.kind == "dir" or not clean:
-                self.dirs.add(clean)
+                self._add_folder(clean)
                 continue
             if entry.data is not None:  # unreadable members are never read, so they cost nothing
                 total += entry.size
@@ -292,6 +296,25 @@ class Archive:
             raise self._refuse(f"refusing {shadowed[0]!r}: it is both a file and a folder in the archive")
         self._listing = self._index()
         self._sorted: tuple[list[str], list[str]] | None = None
+
+    def _add_folders_above(self, clean: str) -> None:
+        """Every folder above the member `clean`, from its own up to the first one already known (whose
+        own are known too): each folder's name is built once, not once per member below it."""
+        end = clean.rfind("/")
+        while end > 0 and clean[:end] not in self.dirs:
+            self._add_folder(clean[:end])
+            end = clean.rfind("/", 0, end)
+
+    def _add_folder(self, clean: str) -> None:
+        if clean in self.dirs:
+            return
+        self._folder_name_bytes += len(clean)
+        if self._folder_name_bytes > MAX_FOLDER_NAME_BYTES or len(self.dirs) >= MAX_MEMBERS:
+            raise self._refuse(
+                f"its folders take more than {MAX_MEMBERS} entries or {_amount(MAX_FOLDER_NAME_BYTES)} of names "
+                "(members nested thousands of folders deep?); refusing to read it"
+            )
+        self.dirs.add(clean)
 
     @property
     def _is_zip(self) -> bool:
@@ -347,6 +370,12 @@ class Archive:
         return entries
 
     def _clean(self, name: str) -> str:
+        size = len(name.encode("utf-8", "surrogatepass"))
+        if size > MAX_NAME_BYTES:
+            raise self._refuse(
+                f"refusing the member {name[:64]!r}...: its name takes {size} bytes, and no path longer than "
+                f"{MAX_NAME_BYTES} bytes can be extracted"
+            )
         if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
             raise self._refuse(f"refusing the absolute member name {name!r}")
         clean = posixpath.normpath(name.replace("\\", "/")).strip("/")

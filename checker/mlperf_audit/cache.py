@@ -35,7 +35,6 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
-import shutil
 import stat
 import sys
 import time
@@ -356,8 +355,7 @@ class ParseCache:
                 try:
                     info = os.stat(folder, dir_fd=root, follow_symlinks=False)
                     if stat.S_ISDIR(info.st_mode):
-                        # rmtree by descriptors: it never follows a link, even one swapped in meanwhile
-                        shutil.rmtree(folder, dir_fd=root, ignore_errors=True)
+                        _remove_folder(root, folder)
                     else:
                         os.unlink(folder, dir_fd=root)
                 except OSError:
@@ -398,6 +396,67 @@ class ParseCache:
         finally:
             for handle in (root, *pending):
                 os.close(handle)
+
+
+def _remove_folder(parent: int, name: str) -> None:
+    """Removes the folder `name` of the open folder `parent` and all it holds, by descriptors, never
+    following a link (even one swapped in meanwhile), and leaving what cannot be removed, as
+    `shutil.rmtree(name, dir_fd=parent, ignore_errors=True)` does; but in a loop holding one folder
+    open: rmtree recurses before Python 3.13, and a folder may nest as deep as anyone made it."""
+
+    def empty(handle: int) -> list[str]:
+        """Removes the folder's other entries; returns its sub-folders."""
+        folders = []
+        try:
+            with os.scandir(handle) as listing:
+                for entry in listing:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            folders.append(entry.name)
+                        else:
+                            os.unlink(entry.name, dir_fd=handle)
+                    except OSError:
+                        continue
+        except OSError:
+            pass
+        return folders
+
+    try:
+        handle = os.open(name, _DIRECTORY, dir_fd=parent)
+    except OSError:
+        return
+    levels = [(name, empty(handle))]  # the folders entered, each with the sub-folders still to remove
+    try:
+        while True:
+            folder, below = levels[-1]
+            if below:
+                inner = below.pop()
+                try:
+                    opened = os.open(inner, _DIRECTORY, dir_fd=handle)
+                except OSError:  # gone, or swapped for a link: left
+                    continue
+                os.close(handle)
+                handle = opened
+                levels.append((inner, empty(handle)))
+                continue
+            levels.pop()
+            if not levels:
+                break
+            above = os.open("..", _DIRECTORY, dir_fd=handle)
+            os.close(handle)
+            handle = above
+            try:
+                os.rmdir(folder, dir_fd=handle)
+            except OSError:
+                continue
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+    try:
+        os.rmdir(name, dir_fd=parent)
+    except OSError:
+        pass
 
 
 def _limit(key: str) -> int:

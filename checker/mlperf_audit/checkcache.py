@@ -239,7 +239,8 @@ def _add_tree(target: Path, add: Any, skip: str | None) -> None:
     link also by what it finally leads to, so a link that passes through another, outside PATH,
     changes the key when that one is pointed elsewhere. `skip`: the cache's own folder."""
 
-    def entry(path: str, relative: str) -> None:
+    def entry(path: str, relative: str) -> bool:
+        """Adds the entry; whether it is a real folder (not a link to one) to walk into."""
         info = os.lstat(path)
         add(relative, _stat(info))
         if stat.S_ISLNK(info.st_mode):
@@ -249,24 +250,24 @@ def _add_tree(target: Path, add: Any, skip: str | None) -> None:
             except OSError:  # a broken link
                 leads_to = None
             add(os.readlink(path), final, leads_to)
+        return stat.S_ISDIR(info.st_mode)
 
     root = os.fspath(target)
-    entry(root, ".")
-    if not os.path.isdir(root) or os.path.islink(root):
+    if not entry(root, "."):
         return
-    pending = [root]
+    # each folder with its path from the root: os.path.relpath splits both paths, every level of
+    # them, and made a tree 1,100 folders deep cost a million calls
+    pending = [(root, ".")]
     while pending:  # not os.walk, which recurses: a folder may nest as deep as anyone made it
-        folder = pending.pop()
+        folder, relative = pending.pop()
         with os.scandir(folder) as listing:
             names = sorted(item.name for item in listing)
-        relative = os.path.relpath(folder, root)
         for name in names:
             path = os.path.join(folder, name)
             if path == skip:  # the cache's own folder: its writes are not the tree's
                 continue
-            entry(path, os.path.join(relative, name))
-            if os.path.isdir(path) and not os.path.islink(path):
-                pending.append(path)
+            if entry(path, os.path.join(relative, name)):
+                pending.append((path, name if relative == "." else os.path.join(relative, name)))
 
 
 @functools.cache

@@ -157,6 +157,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read the configuration: {error.strerror or error}") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except RecursionError:  # tomllib recurses into each array and inline table
+        raise ConfigError(f"{path}: arrays or tables nest too deeply to read") from None
 
 
 def _table(path: Path) -> dict[str, Any] | None:

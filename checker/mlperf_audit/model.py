@@ -316,16 +316,19 @@ class Submission:
     #: looked at (a PATH below the submitter folder), empty when the folder holds no benchmarks/.
     source_dirs: tuple[str, ...] | None = None
     implementations: tuple[Implementation, ...] = ()
+    #: The systems by name, built at the first `system` call (rules ask once per benchmark folder).
+    _by_name: dict[str, SystemDescription] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def path_of(self, relative: str) -> str:
         """The display path of `relative` (e.g. "benchmarks") inside this submitter folder."""
         return relative if self.path == "." else f"{self.path}/{relative}"
 
     def system(self, name: str) -> SystemDescription | None:
-        for system in self.systems:
-            if system.name == name:
-                return system
-        return None
+        """The (first) system description of that name."""
+        if self.systems and not self._by_name:
+            for system in self.systems:
+                self._by_name.setdefault(system.name, system)
+        return self._by_name.get(name)
 
 
 class TargetKind(enum.Enum):

@@ -628,10 +628,7 @@ class Trace:
 
 
 def submission_of(folder: BenchmarkFolder, context: CheckContext) -> Submission | None:
-    for submission in context.tree.submissions:
-        if any(b is folder or b.path == folder.path for b in submission.benchmarks):
-            return submission
-    return None
+    return context.submission_of(folder)
 
 
 def config_files(implementation: Implementation) -> list[FileEntry]:
