@@ -2,9 +2,10 @@
 
 Everything a package holds is hostile: a file name or a log value may carry a newline followed by
 a GitHub workflow command, terminal escapes, bidirectional-text controls, or bytes that are not
-UTF-8. Every format shows such characters visibly (`visible`), and no line of plain-text output
-can start a workflow command (`no_workflow_commands`). Every command that writes a file asks
-`output_path` first, so nothing is ever written into a checked PATH, through a link or not.
+UTF-8. Every format shows such characters visibly (`visible`), no line of plain-text output can
+start a workflow command (`no_workflow_commands`), and no text cell of a CSV file starts a
+spreadsheet formula (`spreadsheet_text`). Every command that writes a file asks `output_path`
+first, so nothing is ever written into a checked PATH, through a link or not.
 """
 
 from __future__ import annotations
@@ -101,6 +102,19 @@ def html_text(text: str) -> str:
     """`text` for HTML or XML text and quoted attribute values: `visible`, then `&`, `<`, `>` and
     both quotes as character references, so that data can open no tag and leave no attribute."""
     return html.escape(visible(text), quote=True)
+
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`,
+#: tab and carriage return, and their full-width forms, which some spreadsheets read the same way.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A text cell of a CSV file: `visible`, and with a single quote in front when it would start
+    a formula (`=HYPERLINK(...)` in a system name), as OWASP recommends, so that a spreadsheet
+    shows it as text. Numbers the tool writes as numbers are not text cells and keep their sign."""
+    shown = visible(text)
+    return "'" + shown if shown.startswith(_FORMULA_START) else shown
 
 
 #: What ends a line for a reader that splits lines the way Python's `str.splitlines` does (a

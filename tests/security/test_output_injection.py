@@ -1,0 +1,104 @@
+"""Output injected into the reader's tool (issue 25, item 7): a formula into a spreadsheet, a live
+link into code scanning or a job summary, an invisible character into a name, and names that print
+alike. Each test is the attack as it worked on the main of the time."""
+
+from __future__ import annotations
+
+import csv
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from .test_output import package
+
+SARIF_SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
+
+# ---------------------------------------------------------------- what each reader must never get
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), full-width forms included.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def _finite_number(cell: str) -> bool:
+    try:
+        return float(cell) not in (float("inf"), float("-inf")) and cell.strip() == cell
+    except ValueError:
+        return False
+
+
+def formula_cells(text: str) -> list[str]:
+    """The cells of every CSV table in `text` that a spreadsheet would read as a formula: any
+    that starts like one and is not a plain number."""
+    cells = [cell for table in text.split("\n\n") for row in csv.reader(table.splitlines()) for cell in row]
+    return [cell for cell in cells if cell.startswith(FORMULA_START) and not _finite_number(cell)]
+
+
+#: What GitHub Flavored Markdown's autolink extension turns into a link, searched in the text as a
+#: renderer sees it (character references decoded): a URL with a scheme, `www.`, an e-mail address.
+AUTOLINK = re.compile(r"(?i)(?:https?|ftp)://|\bwww\.|[\w.+-]@[\w-]+\.[\w]")
+#: A Markdown link or image: `[text](target)`, `[text][ref]`, `<scheme:...>`.
+MARKDOWN_LINK = re.compile(r"\]\(|\]\[|<[A-Za-z][\w+.-]*:")
+
+
+def live_links(markdown: str) -> list[str]:
+    found = []
+    for text in (markdown, html.unescape(markdown)):
+        found += [m.group() for m in AUTOLINK.finditer(text)]
+    found += [m.group() for m in MARKDOWN_LINK.finditer(markdown)]
+    return found
+
+
+#: A square bracket that a SARIF viewer reads as part of an embedded link: one preceded by an even
+#: number of backslashes (none included).
+UNESCAPED_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*[\[\]]")
+
+
+def sarif_messages(document: Any) -> list[str]:
+    """Every plain-text message string of a SARIF document (each `text` of a message object)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(document)
+    return found
+
+
+# ---------------------------------------------------------------- 1. formulas in CSV cells
+
+#: System description fields, each with the CSV column that shows it.
+FORMULAS = {
+    "submitter": ("submitter", '=HYPERLINK("https://evil.example/x","Fixture")'),
+    "system_name": ("system", "+SUM(1,1)"),
+    "host_processor_model_name": ("host_processor_model_name", "@SUM(A1)"),
+    "framework": ("framework", "-2+3"),
+    "hw_notes": ("notes", "\uff1d1+1"),
+    "status": ("availability", "=1"),
+    "number_of_nodes": ("number_of_nodes", "-1"),  # text that looks like a number is still the package's text
+}
+
+
+def test_a_system_description_cannot_put_a_formula_into_the_score_csv(cli, tmp_path):
+    root = package(tmp_path / "p", description={field: value for field, (_, value) in FORMULAS.items()})
+    out = tmp_path / "scores.csv"
+    result = cli("score", str(root), "--format", "csv", "-o", str(out))
+    assert result.code == 0, result.err
+    for file in (out, tmp_path / "scores_detailed.csv"):
+        text = file.read_text(encoding="utf-8")
+        assert formula_cells(text) == [], file.name
+        (row,) = csv.DictReader(text.splitlines())
+        for column, value in FORMULAS.values():
+            assert row[column] == "'" + value, column  # shown whole, as text
+        # numbers the tool computes from them stay numbers, a negative one included (-1 node x 8)
+        assert row["accelerators_count"] == "-8" and row["host_processors_count"] == "-2"
+        assert float(row["gnn"] if "gnn" in row else row["gnn:time_to_train"]) > 0
+    assert formula_cells(cli("score", str(root), "--format", "csv").out) == []
