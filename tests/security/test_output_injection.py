@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import re
 from pathlib import Path
 from typing import Any
+
+import jsonschema
+import pytest
 
 from .test_output import package
 
@@ -102,3 +106,31 @@ def test_a_system_description_cannot_put_a_formula_into_the_score_csv(cli, tmp_p
         assert row["accelerators_count"] == "-8" and row["host_processors_count"] == "-2"
         assert float(row["gnn"] if "gnn" in row else row["gnn:time_to_train"]) > 0
     assert formula_cells(cli("score", str(root), "--format", "csv").out) == []
+
+
+# ---------------------------------------------------------------- 2. links in SARIF messages
+
+
+def test_a_log_value_cannot_put_a_live_link_into_a_sarif_message(cli, tmp_path):
+    link = "[see the review decision](https://evil.example/approved)"
+    root = package(tmp_path / "p", division=link, extra="[x]")
+    sarif = tmp_path / "out.sarif"
+    result = cli("check", str(root), "--report", f"sarif:{sarif}")
+    assert result.code in (0, 1), result.err
+    document = json.loads(sarif.read_text(encoding="utf-8"))
+    messages = sarif_messages(document)
+    assert any("\\[see the review decision\\](https://evil.example/approved)" in m for m in messages)
+    assert [m for m in messages if UNESCAPED_BRACKET.search(m)] == []
+
+
+def test_sarif_escapes_stay_valid_and_escape_a_bracket_behind_backslashes(cli, tmp_path):
+    """A backslash in front of a bracket cannot cancel its escape, and the document stays valid
+    SARIF 2.1.0."""
+    root = package(tmp_path / "p", division="\\](https://evil.example) \\\\[a]")
+    sarif = tmp_path / "out.sarif"
+    assert cli("check", str(root), "--report", f"sarif:{sarif}").code in (0, 1)
+    document = json.loads(sarif.read_text(encoding="utf-8"))
+    assert [m for m in sarif_messages(document) if UNESCAPED_BRACKET.search(m)] == []
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip("the SARIF schema of ../shared/reference is not here")
+    jsonschema.validate(document, json.loads(SARIF_SCHEMA.read_text()))

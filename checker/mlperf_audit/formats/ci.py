@@ -6,11 +6,13 @@ so a job that runs from the repository root gets repository-relative paths.
 
 What the package put in a finding is escaped as each consumer requires: the runner's own
 %-escapes in workflow commands, character references in XML and Markdown (where HTML is obeyed),
+backslashes before square brackets in SARIF messages (which are plain text with embedded links),
 and `visible` escapes in all of them for what XML or a terminal cannot show.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from itertools import groupby
 from typing import Any
@@ -29,6 +31,18 @@ GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity
 MARKDOWN_LIMIT = 900_000
 
 
+#: A square bracket, with the backslashes right before it.
+_SARIF_BRACKET = re.compile(r"(\\*)([\[\]])")
+
+
+def sarif_text(text: str) -> str:
+    """A SARIF plain-text message (SARIF 2.1.0 §3.11.6): `[text](target)` there is an embedded
+    link, so every literal `[` and `]` is escaped with a backslash. The backslashes already in
+    front of one are doubled first, so that a bracket is escaped whether a viewer reads `\\\\` as
+    one backslash or as two."""
+    return _SARIF_BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
 def render_sarif(report: Report) -> str:
     codes = sorted({f.rule for f in report.findings})
     index = {code: i for i, code in enumerate(codes)}
@@ -40,9 +54,9 @@ def render_sarif(report: Report) -> str:
             {
                 "id": code,
                 "name": rule.name if rule is not None else code,
-                "shortDescription": {"text": rule.summary if rule is not None else code},
-                "fullDescription": {"text": doc or code},
-                "help": {"text": doc or code},
+                "shortDescription": {"text": sarif_text(rule.summary if rule is not None else code)},
+                "fullDescription": {"text": sarif_text(doc or code)},
+                "help": {"text": sarif_text(doc or code)},
                 "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule is not None else "error"},
                 "properties": {"tags": [code.rstrip("0123456789")], "plugin": getattr(rule, "plugin", "")},
             }
@@ -53,7 +67,7 @@ def render_sarif(report: Report) -> str:
             "ruleId": finding.rule,
             "ruleIndex": index[finding.rule],
             "level": SARIF_LEVEL[finding.severity],
-            "message": {"text": finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")},
+            "message": {"text": sarif_text(finding.message + (f"\nHint: {finding.hint}" if finding.hint else ""))},
             "partialFingerprints": {"mlperfAudit/v1": finding.fingerprint},
         }
         path = report.repository_path(finding.path)
