@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from .test_action_pull_requests import PullRequest
 from .test_output import package
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
@@ -134,3 +135,41 @@ def test_sarif_escapes_stay_valid_and_escape_a_bracket_behind_backslashes(cli, t
     if not SARIF_SCHEMA.is_file():
         pytest.skip("the SARIF schema of ../shared/reference is not here")
     jsonschema.validate(document, json.loads(SARIF_SCHEMA.read_text()))
+
+
+# ---------------------------------------------------------------- 3. links in Markdown
+
+LINKS = " see https://evil.example/approved, www.evil.example or mail admin@evil.example "
+
+
+def test_data_cannot_put_a_live_link_into_the_markdown_summary(cli, tmp_path):
+    root = package(
+        tmp_path / "p",
+        system="www.evil.example",
+        division=LINKS,
+        extra="ops@evil.example",
+        description={"accelerator_model_name": "ftp://evil.example"},
+    )
+    for argv in (("check", str(root), "--format", "markdown"), ("check", str(root), "--score", "--format", "markdown")):
+        text = cli(*argv).out
+        assert live_links(text) == [], argv
+        assert "https&#91;:&#93;//evil.example/approved" in text  # still readable
+        assert "www&#91;.&#93;evil.example" in text and "admin&#91;@&#93;evil.example" in text
+
+
+def test_data_cannot_put_a_live_link_into_a_recipe(cli, tmp_path):
+    root = package(tmp_path / "p", system="www.evil.example", division=LINKS)
+    folder = next(root.rglob("results/*/gnn"))
+    text = cli("reproduce", str(folder), "--format", "markdown").out
+    assert "evil.example" in text and live_links(text) == []
+
+
+def test_a_stray_folder_name_cannot_put_a_link_into_the_job_summary(tmp_path, fixtures):
+    pr = PullRequest(tmp_path, fixtures)
+    pr.base()
+    stray = pr.submissions / "[approved](evil.example)"
+    stray.mkdir()
+    (stray / "README").write_text("x\n")
+    result, _, summary = pr.run()
+    assert result.returncode == 1, result.stderr
+    assert "approved" in summary and live_links(summary) == []

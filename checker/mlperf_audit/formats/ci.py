@@ -7,7 +7,8 @@ so a job that runs from the repository root gets repository-relative paths.
 What the package put in a finding is escaped as each consumer requires: the runner's own
 %-escapes in workflow commands, character references in XML and Markdown (where HTML is obeyed),
 backslashes before square brackets in SARIF messages (which are plain text with embedded links),
-and `visible` escapes in all of them for what XML or a terminal cannot show.
+links a Markdown renderer would find by itself made inert, and `visible` escapes in all of them
+for what XML or a terminal cannot show.
 """
 
 from __future__ import annotations
@@ -216,9 +217,24 @@ def render_junit(report: Report) -> str:
 _MARKDOWN = {ord(c): f"&#{ord(c)};" for c in "&<>|\\`*_[]!~$#"}
 
 
+#: Where GitHub's Markdown makes a link of plain text by itself (the autolink extension of GitHub
+#: Flavored Markdown): the `:` of a scheme's `://` (`http://`, `https://`, `ftp://`), the dot of
+#: `www.` (in any case) and the `@` of an e-mail address (`mailto:` and `xmpp:` links need one too).
+_AUTOLINK_TRIGGER = re.compile(r":(?=//)|(?<=www)\.|@", re.IGNORECASE)
+
+
+def inert_links(text: str) -> str:
+    """`text` with every autolink trigger in square brackets (`https[:]//`, `www[.]`, `a[@]b.org`),
+    the way addresses are defanged in security reports: still readable, never a link. The
+    extension reads the text after character references are decoded, so a reference alone would
+    not do."""
+    return _AUTOLINK_TRIGGER.sub(lambda match: f"[{match.group()}]", text)
+
+
 def markdown_text(text: str) -> str:
-    """Data for the Markdown summary: shown as written, whether in a table cell or in HTML."""
-    return visible(text).translate(_MARKDOWN)
+    """Data for the Markdown summary: shown as written, whether in a table cell or in HTML, and
+    never a link (the brackets `inert_links` adds are written as character references too)."""
+    return inert_links(visible(text)).translate(_MARKDOWN)
 
 
 def render_markdown(report: Report) -> str:
