@@ -1,11 +1,11 @@
 """What checked data may put into output, and where output may go.
 
 Everything a package holds is hostile: a file name or a log value may carry a newline followed by
-a GitHub workflow command, terminal escapes, bidirectional-text controls, or bytes that are not
-UTF-8. Every format shows such characters visibly (`visible`), no line of plain-text output can
-start a workflow command (`no_workflow_commands`), and no text cell of a CSV file starts a
-spreadsheet formula (`spreadsheet_text`). Every command that writes a file asks `output_path`
-first, so nothing is ever written into a checked PATH, through a link or not.
+a GitHub workflow command, terminal escapes, bidirectional-text controls, invisible characters, or
+bytes that are not UTF-8. Every format shows such characters visibly (`visible`), no line of
+plain-text output can start a workflow command (`no_workflow_commands`), and no text cell of a
+CSV file starts a spreadsheet formula (`spreadsheet_text`). Every command that writes a file asks
+`output_path` first, so nothing is ever written into a checked PATH, through a link or not.
 """
 
 from __future__ import annotations
@@ -16,21 +16,36 @@ import math
 import os
 import re
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
 from .archives import SUFFIXES as ARCHIVE_SUFFIXES
 from .errors import AuditError
 
+
+def _default_ignorable() -> str:
+    """The Default_Ignorable_Code_Point property as the body of a regular expression's character
+    class, from the Unicode data shipped in `data/default_ignorable.txt` (Python's `unicodedata`
+    has no such property): characters a renderer shows as nothing, such as the combining grapheme
+    joiner U+034F, variation selectors, Khmer inherent vowels, musical beam controls and tags."""
+    table = resources.files("mlperf_audit").joinpath("data/default_ignorable.txt").read_text(encoding="utf-8")
+    ranges = []
+    for line in table.splitlines():
+        field = line.partition("#")[0].partition(";")[0].strip()
+        if field:
+            first, _, last = field.partition("..")
+            ranges.append(f"\\U{int(first, 16):08x}" + (f"-\\U{int(last, 16):08x}" if last else ""))
+    return "".join(ranges)
+
+
 #: Characters never written as they are: C0 and C1 controls, DEL, lone surrogates (undecodable
-#: bytes of a file name), the soft hyphen, zero-width, invisible and bidirectional formatting
-#: characters (the Arabic letter mark included), the byte-order mark, interlinear annotations, line
-#: and paragraph separators, blank-looking Hangul fillers, the tag characters that can smuggle
-#: invisible ASCII, and the non-characters U+FFFE/U+FFFF (which XML 1.0 forbids).
-_HIDDEN_BEYOND_C0 = (
-    "\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
-    "\ufeff\uffa0\ufff9-\ufffb\ufffe\uffff\ud800-\udfff\U000e0000-\U000e007f"
-)
+#: bytes of a file name), every default-ignorable code point (the soft hyphen, zero-width,
+#: invisible and bidirectional formatting characters, the Arabic letter mark, blank-looking Hangul
+#: fillers, variation selectors, the tag characters that can smuggle invisible ASCII, and the rest
+#: of the property), interlinear annotations, line and paragraph separators, and the
+#: non-characters U+FFFE/U+FFFF (which XML 1.0 forbids).
+_HIDDEN_BEYOND_C0 = "\x7f-\x9f\u2028\u2029\ufff9-\ufffb\ufffe\uffff\ud800-\udfff" + _default_ignorable()
 #: The GitHub runner also obeys the older command syntax `##[command]` *anywhere* in a line of a
 #: job's output (its legacy parser searches each line for it), so the first `#` of every `##[`
 #: is written as `\x23` too.

@@ -173,3 +173,55 @@ def test_a_stray_folder_name_cannot_put_a_link_into_the_job_summary(tmp_path, fi
     result, _, summary = pr.run()
     assert result.returncode == 1, result.stderr
     assert "approved" in summary and live_links(summary) == []
+
+
+# ---------------------------------------------------------------- 4. default-ignorable characters
+
+#: One of each range the brief listed, and the ends of the property's larger ranges.
+IGNORABLES = [
+    "\u034f",
+    "\ufe00",
+    "\ufe0f",
+    "\u180b",
+    "\u180f",
+    "\u17b4",
+    "\u17b5",
+    "\U0001d173",
+    "\U0001d17a",
+    "\U000e0100",
+    "\U000e01ef",
+    "\U0001bca0",
+    "\U0001bca3",
+    "\ufff0",
+    "\U000e0fff",
+]
+
+
+def test_every_default_ignorable_code_point_is_shown_as_an_escape():
+    """The property as Unicode defines it, from the data file the tool ships: every code point,
+    not a hand-picked list."""
+    from mlperf_audit.safety import visible
+
+    table = (Path(__import__("mlperf_audit").__file__).parent / "data" / "default_ignorable.txt").read_text()
+    points = []
+    for line in table.splitlines():
+        field = line.partition("#")[0].partition(";")[0].strip()
+        if field:
+            first, _, last = field.partition("..")
+            points += range(int(first, 16), int(last or first, 16) + 1)
+    assert len(points) == 4174  # Unicode 17.0's Default_Ignorable_Code_Point
+    assert {ord(c) for c in IGNORABLES} <= set(points)
+    shown = [chr(point) for point in points if visible(chr(point)) == chr(point)]
+    assert shown == []
+
+
+def test_an_invisible_character_in_a_name_is_shown_in_every_format(cli, host, tmp_path):
+    root = package(tmp_path / "p", system="tinycorp" + "".join(IGNORABLES), extra="\u034f")
+    for name in sorted(host.formats):
+        text = cli("check", str(root), "--format", name, "--no-cache").out
+        raw = [c for c in IGNORABLES if c in text]
+        assert raw == [], name
+        decoded = json.loads(text) if name in ("json", "sarif") else None
+        assert decoded is None or not any(c in json.dumps(decoded, ensure_ascii=False) for c in IGNORABLES)
+        assert "tinycorp\\u034f" in html.unescape(text).replace("\\\\", "\\"), name  # shown, visibly
+    assert "\u034f" not in cli("score", str(root)).out + cli("score", str(root), "--format", "csv").out
