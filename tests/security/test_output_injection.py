@@ -8,6 +8,8 @@ import csv
 import html
 import json
 import re
+import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +17,7 @@ import jsonschema
 import pytest
 
 from .test_action_pull_requests import PullRequest
-from .test_output import package
+from .test_output import FIXTURE, package
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
 
@@ -225,3 +227,69 @@ def test_an_invisible_character_in_a_name_is_shown_in_every_format(cli, host, tm
         assert decoded is None or not any(c in json.dumps(decoded, ensure_ascii=False) for c in IGNORABLES)
         assert "tinycorp\\u034f" in html.unescape(text).replace("\\\\", "\\"), name  # shown, visibly
     assert "\u034f" not in cli("score", str(root)).out + cli("score", str(root), "--format", "csv").out
+
+
+# ---------------------------------------------------------------- 5. names that print alike
+
+CYRILLIC_IE = "\u0435"  # looks like e
+
+
+def _rename_system(root: Path, old: str, new: str) -> None:
+    (root / "Fixture" / "results" / old).rename(root / "Fixture" / "results" / new)
+    (root / "Fixture" / "systems" / f"{old}.json").rename(root / "Fixture" / "systems" / f"{new}.json")
+
+
+def findings(cli: Any, root: Path, *extra: str) -> list[dict[str, Any]]:
+    result = cli("check", str(root), "--format", "json", "--no-cache", "--select", "PKG030", *extra)
+    assert result.code in (0, 1), result.err
+    return json.loads(result.out)["findings"]
+
+
+def test_two_systems_that_differ_by_a_confusable_letter_are_an_error(cli, tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    _rename_system(root, "fx_8xh100", "tinybox_red")
+    shutil.copytree(
+        root / "Fixture" / "results" / "tinybox_red", root / "Fixture" / "results" / f"tinybox_r{CYRILLIC_IE}d"
+    )
+    shutil.copy(
+        root / "Fixture" / "systems" / "tinybox_red.json",
+        root / "Fixture" / "systems" / f"tinybox_r{CYRILLIC_IE}d.json",
+    )
+    (found,) = findings(cli, root)
+    assert found["severity"] == "error" and found["path"] == f"Fixture/results/tinybox_r{CYRILLIC_IE}d"
+    assert "U+0435 CYRILLIC SMALL LETTER IE" in found["message"]
+
+
+def test_two_submitters_that_differ_only_by_normalisation_are_an_error(cli, tmp_path):
+    root = tmp_path / "repo"
+    for form in ("NFC", "NFD"):
+        shutil.copytree(FIXTURE / "Fixture", root / unicodedata.normalize(form, "Ünicorn"))
+    (found,) = findings(cli, root)
+    assert found["severity"] == "error" and "normalisation" in found["message"]
+    assert "U+0308 COMBINING DIAERESIS" in found["message"] and "U+00DC" in found["message"]
+
+
+def test_a_benchmark_folder_confusable_with_a_benchmark_is_an_error(cli, tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    benchmark = root / "Fixture" / "results" / "fx_8xh100" / "gnn"
+    benchmark.rename(benchmark.with_name("gn\u0578"))  # an Armenian vo, which looks like n
+    (found,) = findings(cli, root)
+    assert found["severity"] == "error" and "looks like the benchmark 'gnn'" in found["message"]
+
+
+def test_a_name_that_mixes_scripts_is_a_warning(cli, tmp_path):
+    root = tmp_path / "p"
+    shutil.copytree(FIXTURE, root)
+    _rename_system(root, "fx_8xh100", f"tinybox_r{CYRILLIC_IE}d")
+    (found,) = findings(cli, root)
+    assert found["severity"] == "warning" and "mixes scripts" in found["message"]
+    assert "looks like 'e'" in found["message"]
+
+
+def test_honest_names_in_other_scripts_and_with_accents_are_not_reported(cli, tmp_path):
+    root = tmp_path / "repo"
+    for name in ("Ünicorn", "Éclair", "Сбер", "華為"):
+        shutil.copytree(FIXTURE / "Fixture", root / name)
+    assert findings(cli, root) == []
