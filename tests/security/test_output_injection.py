@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import html
 import json
-import re
 import shutil
 import unicodedata
 from pathlib import Path
@@ -17,68 +16,9 @@ import jsonschema
 import pytest
 
 from .test_action_pull_requests import PullRequest
-from .test_output import FIXTURE, package
+from .test_output import FIXTURE, UNESCAPED_BRACKET, formula_cells, live_links, package, sarif_messages
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
-
-# ---------------------------------------------------------------- what each reader must never get
-
-#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), full-width forms included.
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
-
-
-def _finite_number(cell: str) -> bool:
-    try:
-        return float(cell) not in (float("inf"), float("-inf")) and cell.strip() == cell
-    except ValueError:
-        return False
-
-
-def formula_cells(text: str) -> list[str]:
-    """The cells of every CSV table in `text` that a spreadsheet would read as a formula: any
-    that starts like one and is not a plain number."""
-    cells = [cell for table in text.split("\n\n") for row in csv.reader(table.splitlines()) for cell in row]
-    return [cell for cell in cells if cell.startswith(FORMULA_START) and not _finite_number(cell)]
-
-
-#: What GitHub Flavored Markdown's autolink extension turns into a link, searched in the text as a
-#: renderer sees it (character references decoded): a URL with a scheme, `www.`, an e-mail address.
-AUTOLINK = re.compile(r"(?i)(?:https?|ftp)://|\bwww\.|[\w.+-]@[\w-]+\.[\w]")
-#: A Markdown link or image: `[text](target)`, `[text][ref]`, `<scheme:...>`.
-MARKDOWN_LINK = re.compile(r"\]\(|\]\[|<[A-Za-z][\w+.-]*:")
-
-
-def live_links(markdown: str) -> list[str]:
-    found = []
-    for text in (markdown, html.unescape(markdown)):
-        found += [m.group() for m in AUTOLINK.finditer(text)]
-    found += [m.group() for m in MARKDOWN_LINK.finditer(markdown)]
-    return found
-
-
-#: A square bracket that a SARIF viewer reads as part of an embedded link: one preceded by an even
-#: number of backslashes (none included).
-UNESCAPED_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*[\[\]]")
-
-
-def sarif_messages(document: Any) -> list[str]:
-    """Every plain-text message string of a SARIF document (each `text` of a message object)."""
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key == "text" and isinstance(value, str):
-                    found.append(value)
-                else:
-                    walk(value)
-        elif isinstance(node, list):
-            for item in node:
-                walk(item)
-
-    walk(document)
-    return found
-
 
 # ---------------------------------------------------------------- 1. formulas in CSV cells
 
