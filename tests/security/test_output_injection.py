@@ -15,7 +15,6 @@ from typing import Any
 import jsonschema
 import pytest
 
-from .test_action_pull_requests import PullRequest
 from .test_output import FIXTURE, UNESCAPED_BRACKET, formula_cells, live_links, package, sarif_messages
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "reference" / "schemas" / "sarif-schema-2.1.0.json"
@@ -106,8 +105,8 @@ def test_data_cannot_put_a_live_link_into_a_recipe(cli, tmp_path):
     assert "evil.example" in text and live_links(text) == []
 
 
-def test_a_stray_folder_name_cannot_put_a_link_into_the_job_summary(tmp_path, fixtures):
-    pr = PullRequest(tmp_path, fixtures)
+def test_a_stray_folder_name_cannot_put_a_link_into_the_job_summary(pr):
+    """Run by the installed Action, as `action.yml` runs it (tests/security/conftest.py)."""
     pr.base()
     stray = pr.submissions / "[approved](evil.example)"
     stray.mkdir()
