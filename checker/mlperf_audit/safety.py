@@ -24,28 +24,43 @@ from .archives import SUFFIXES as ARCHIVE_SUFFIXES
 from .errors import AuditError
 
 
-def _default_ignorable() -> str:
-    """The Default_Ignorable_Code_Point property as the body of a regular expression's character
-    class, from the Unicode data shipped in `data/default_ignorable.txt` (Python's `unicodedata`
-    has no such property): characters a renderer shows as nothing, such as the combining grapheme
-    joiner U+034F, variation selectors, Khmer inherent vowels, musical beam controls and tags."""
+def _default_ignorable() -> list[tuple[int, int]]:
+    """The Default_Ignorable_Code_Point property as ranges of code points, from the Unicode data
+    shipped in `data/default_ignorable.txt` (Python's `unicodedata` has no such property):
+    characters a renderer shows as nothing, such as the combining grapheme joiner U+034F,
+    variation selectors, Khmer inherent vowels, musical beam controls and tags."""
     table = resources.files("mlperf_audit").joinpath("data/default_ignorable.txt").read_text(encoding="utf-8")
     ranges = []
     for line in table.splitlines():
         field = line.partition("#")[0].partition(";")[0].strip()
         if field:
             first, _, last = field.partition("..")
-            ranges.append(f"\\U{int(first, 16):08x}" + (f"-\\U{int(last, 16):08x}" if last else ""))
-    return "".join(ranges)
+            ranges.append((int(first, 16), int(last or first, 16)))
+    return ranges
 
 
-#: Characters never written as they are: C0 and C1 controls, DEL, lone surrogates (undecodable
-#: bytes of a file name), every default-ignorable code point (the soft hyphen, zero-width,
-#: invisible and bidirectional formatting characters, the Arabic letter mark, blank-looking Hangul
-#: fillers, variation selectors, the tag characters that can smuggle invisible ASCII, and the rest
-#: of the property), interlinear annotations, line and paragraph separators, and the
-#: non-characters U+FFFE/U+FFFF (which XML 1.0 forbids).
-_HIDDEN_BEYOND_C0 = "\x7f-\x9f\u2028\u2029\ufff9-\ufffb\ufffe\uffff\ud800-\udfff" + _default_ignorable()
+def _character_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The body of a regular expression's character class for `ranges`, adjacent and overlapping
+    ones merged: the matcher tries a class's ranges one by one, so fewer is faster (unmerged, the
+    property's 27 lines made every search 2.2 times slower)."""
+    merged: list[list[int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], last)
+        else:
+            merged.append([first, last])
+    return "".join(f"\\U{first:08x}" + (f"-\\U{last:08x}" if last > first else "") for first, last in merged)
+
+
+#: Characters never written as they are, besides C0 controls: DEL and C1 controls, line and
+#: paragraph separators, interlinear annotations, the non-characters U+FFFE/U+FFFF (which XML 1.0
+#: forbids), lone surrogates (undecodable bytes of a file name), and every default-ignorable code
+#: point (the soft hyphen, zero-width, invisible and bidirectional formatting characters, the
+#: Arabic letter mark, blank-looking Hangul fillers, variation selectors, the tag characters that
+#: can smuggle invisible ASCII, and the rest of the property).
+_HIDDEN_BEYOND_C0 = _character_class(
+    [(0x7F, 0x9F), (0x2028, 0x2029), (0xFFF9, 0xFFFB), (0xFFFE, 0xFFFF), (0xD800, 0xDFFF), *_default_ignorable()]
+)
 #: The GitHub runner also obeys the older command syntax `##[command]` *anywhere* in a line of a
 #: job's output (its legacy parser searches each line for it), so the first `#` of every `##[`
 #: is written as `\x23` too.
