@@ -239,7 +239,9 @@ def reproduce(folder: str | Path, config: Config | None = None, host: PluginHost
         raise TargetError(f"{visible(str(folder))}: not a result folder (<submitter>/results/<system>/<benchmark>)")
     root = wanted.parent.parent.parent
     tree = discover(root)
-    found = next((f for f in tree.benchmark_folders if Path(os.path.abspath(root / f.path)) == wanted), None)
+    # discovery names a folder as every report shows it (`visible`), escapes and all
+    shown = visible(wanted.relative_to(root).as_posix())
+    found = next((f for f in tree.benchmark_folders if f.path == shown), None)
     if found is None:
         raise TargetError(f"{visible(str(folder))}: no result folder there ({visible(str(root))} was read)")
     config = _configured(tree, config, host)

@@ -35,10 +35,10 @@ from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from .discovery import hidden_submission, holds_submission
 from .errors import AuditError
-from .formats.ci import render_github, render_markdown, render_sarif, workflow_data, workflow_property
+from .formats.ci import markdown_text, render_github, render_markdown, render_sarif, workflow_data, workflow_property
 from .plugins import PluginHost
 from .report import Report
-from .safety import html_text, visible
+from .safety import visible
 
 
 class ActionError(AuditError):
@@ -248,7 +248,7 @@ def run() -> int:
             if strays or linked:
                 _summary(
                     "### ❌ mlperf-audit: the pull request changes what the gate cannot check: "
-                    + ", ".join(f"<code>{html_text(name)}</code>" for name in strays + linked)
+                    + ", ".join(f"<code>{markdown_text(name)}</code>" for name in strays + linked)
                 )
             _summary(render_markdown(report))
             if sarif_file:

@@ -1,9 +1,10 @@
 """What checked data may put into output, and where output may go.
 
 Everything a package holds is hostile: a file name or a log value may carry a newline followed by
-a GitHub workflow command, terminal escapes, bidirectional-text controls, or bytes that are not
-UTF-8. Every format shows such characters visibly (`visible`), and no line of plain-text output
-can start a workflow command (`no_workflow_commands`). Every command that writes a file asks
+a GitHub workflow command, terminal escapes, bidirectional-text controls, invisible characters, or
+bytes that are not UTF-8. Every format shows such characters visibly (`visible`), no line of
+plain-text output can start a workflow command (`no_workflow_commands`), and no text cell of a
+CSV file starts a spreadsheet formula (`spreadsheet_text`). Every command that writes a file asks
 `output_path` first, so nothing is ever written into a checked PATH, through a link or not.
 """
 
@@ -15,20 +16,50 @@ import math
 import os
 import re
 import tempfile
+from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
 from .archives import SUFFIXES as ARCHIVE_SUFFIXES
 from .errors import AuditError
 
-#: Characters never written as they are: C0 and C1 controls, DEL, lone surrogates (undecodable
-#: bytes of a file name), the soft hyphen, zero-width, invisible and bidirectional formatting
-#: characters (the Arabic letter mark included), the byte-order mark, interlinear annotations, line
-#: and paragraph separators, blank-looking Hangul fillers, the tag characters that can smuggle
-#: invisible ASCII, and the non-characters U+FFFE/U+FFFF (which XML 1.0 forbids).
-_HIDDEN_BEYOND_C0 = (
-    "\x7f-\x9f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
-    "\ufeff\uffa0\ufff9-\ufffb\ufffe\uffff\ud800-\udfff\U000e0000-\U000e007f"
+
+def _default_ignorable() -> list[tuple[int, int]]:
+    """The Default_Ignorable_Code_Point property as ranges of code points, from the Unicode data
+    shipped in `data/default_ignorable.txt` (Python's `unicodedata` has no such property):
+    characters a renderer shows as nothing, such as the combining grapheme joiner U+034F,
+    variation selectors, Khmer inherent vowels, musical beam controls and tags."""
+    table = resources.files("mlperf_audit").joinpath("data/default_ignorable.txt").read_text(encoding="utf-8")
+    ranges = []
+    for line in table.splitlines():
+        field = line.partition("#")[0].partition(";")[0].strip()
+        if field:
+            first, _, last = field.partition("..")
+            ranges.append((int(first, 16), int(last or first, 16)))
+    return ranges
+
+
+def _character_class(ranges: Iterable[tuple[int, int]]) -> str:
+    """The body of a regular expression's character class for `ranges`, adjacent and overlapping
+    ones merged: the matcher tries a class's ranges one by one, so fewer is faster (unmerged, the
+    property's 27 lines made every search 2.2 times slower)."""
+    merged: list[list[int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], last)
+        else:
+            merged.append([first, last])
+    return "".join(f"\\U{first:08x}" + (f"-\\U{last:08x}" if last > first else "") for first, last in merged)
+
+
+#: Characters never written as they are, besides C0 controls: DEL and C1 controls, line and
+#: paragraph separators, interlinear annotations, the non-characters U+FFFE/U+FFFF (which XML 1.0
+#: forbids), lone surrogates (undecodable bytes of a file name), and every default-ignorable code
+#: point (the soft hyphen, zero-width, invisible and bidirectional formatting characters, the
+#: Arabic letter mark, blank-looking Hangul fillers, variation selectors, the tag characters that
+#: can smuggle invisible ASCII, and the rest of the property).
+_HIDDEN_BEYOND_C0 = _character_class(
+    [(0x7F, 0x9F), (0x2028, 0x2029), (0xFFF9, 0xFFFB), (0xFFFE, 0xFFFF), (0xD800, 0xDFFF), *_default_ignorable()]
 )
 #: The GitHub runner also obeys the older command syntax `##[command]` *anywhere* in a line of a
 #: job's output (its legacy parser searches each line for it), so the first `#` of every `##[`
@@ -101,6 +132,19 @@ def html_text(text: str) -> str:
     """`text` for HTML or XML text and quoted attribute values: `visible`, then `&`, `<`, `>` and
     both quotes as character references, so that data can open no tag and leave no attribute."""
     return html.escape(visible(text), quote=True)
+
+
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"): `=`, `+`, `-`, `@`,
+#: tab and carriage return, and their full-width forms, which some spreadsheets read the same way.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A text cell of a CSV file: `visible`, and with a single quote in front when it would start
+    a formula (`=HYPERLINK(...)` in a system name), as OWASP recommends, so that a spreadsheet
+    shows it as text. Numbers the tool writes as numbers are not text cells and keep their sign."""
+    shown = visible(text)
+    return "'" + shown if shown.startswith(_FORMULA_START) else shown
 
 
 #: What ends a line for a reader that splits lines the way Python's `str.splitlines` does (a

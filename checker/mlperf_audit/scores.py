@@ -7,7 +7,7 @@ The numbers come from the `mlperf_audit_score_benchmark` hook (the built-in impl
 detailed table's `<benchmark>:Energy` column).
 
 Names and system description fields are the package's: every rendering shows them `visible`, and
-no line of the text or CSV can start a CI workflow command.
+no line of the text or CSV can start a CI workflow command, nor any CSV text cell a spreadsheet formula.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 from tabulate import tabulate
 
 from . import rulesets
-from .safety import json_document, no_workflow_commands, visible
+from .safety import json_document, no_workflow_commands, spreadsheet_text, visible
 
 SCHEMA_VERSION = 1
 SPEC_COLUMNS = [
@@ -280,15 +280,20 @@ def render_text(scores: list[BenchmarkScore]) -> str:
 
 
 def _csv_value(value: Any) -> Any:
-    """As pandas writes it: floats by repr, None as an empty cell; text (a description's field
-    may hold anything, a list included) `visible`, so that no cell adds a line."""
+    """As pandas writes it: floats by repr, None as an empty cell. A number (the tool's own, or a
+    JSON number of a description) stays a number, a negative one included; anything else is text
+    from the package (a description's field may hold anything, a list included) and is written as
+    `spreadsheet_text`: visible, so that no cell adds a line, and never the start of a formula.
+    An infinite or NaN float is no number a spreadsheet reads, so it is text too."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return str(value)
     if isinstance(value, float):
-        return repr(value)
+        return repr(value) if math.isfinite(value) else spreadsheet_text(repr(value))
     if isinstance(value, int):
         return value
-    return _shown(value)
+    return spreadsheet_text(str(value))
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:

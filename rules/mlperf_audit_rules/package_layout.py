@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from typing import Any, Iterable
 
 from mlperf_audit import (
@@ -26,8 +27,9 @@ from mlperf_audit import (
     hookimpl,
     natural_key,
     rulesets,
+    visible,
 )
-from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support import confusables, schemas
 from mlperf_audit_rules.support.history import later_check
 
 
@@ -499,6 +501,116 @@ class SystemDescriptionMissing(Rule):
                 )
 
 
+def _names(tree: Any) -> dict[str, dict[str, str]]:
+    """Each kind of name the package gives (submitter, system, benchmark), every distinct name of
+    that kind with the path of its first folder or file."""
+    names: dict[str, dict[str, str]] = {"submitter": {}, "system": {}, "benchmark": {}}
+    for submission in tree.submissions:
+        if submission.name:
+            names["submitter"].setdefault(submission.name, submission.path)
+        for system in submission.system_dirs:
+            names["system"].setdefault(system, submission.path_of(f"results/{system}"))
+        for description in submission.systems:
+            names["system"].setdefault(description.name, description.path)
+    for folder in tree.benchmark_folders:
+        if folder.system is not None:
+            names["benchmark"].setdefault(folder.benchmark, folder.path)
+    return names
+
+
+def _plainness(name: str) -> tuple[bool, bool, str]:
+    return (not name.isascii(), unicodedata.normalize("NFC", name) != name, name)
+
+
+def _difference(first: str, second: str) -> str:
+    """How two names with one skeleton differ, by the code points a reader cannot see."""
+    if first.isascii() and second.isascii():
+        return "both are ASCII, with letters or digits that look alike (such as 1 and l, 0 and O, rn and m)"
+    spelled = " against ".join(
+        f"{visible(name)!r} holds {confusables.spelled(name) or 'only ASCII'}" for name in (first, second)
+    )
+    if unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second):
+        return f"they differ only in Unicode normalisation (composed and decomposed letters): {spelled}"
+    if unicodedata.normalize("NFKC", first) == unicodedata.normalize("NFKC", second):
+        return f"they differ only in compatibility forms (NFKC): {spelled}"
+    return f"they differ in confusable characters: {spelled}"
+
+
+class ConfusableNames(Rule):
+    """Two names of the package look the same, or one name mixes scripts to look like another.
+
+    What it checks: that no two submitter, system or benchmark names of the checked tree are
+    equal once brought to NFKC and to their skeleton of Unicode Technical Standard #39 (each
+    character replaced by the character it is confusable with, from Unicode's confusables
+    table); that no benchmark folder is confusable with a benchmark name of any round without
+    being it; and that no name mixes ASCII letters with letters of another script that look like
+    ASCII ones (the Cyrillic `е` of `tinybox_rеd`).
+
+    Why it matters: every report shows such names alike, so a second submitter, system or
+    benchmark can pass for the first: `Ünicorn` composed and decomposed are two folders that print
+    the same, and `tinybox_rеd` reads as `tinybox_red` in every table, score and summary. Names
+    that Unicode's own data says look the same are an error; names that differ only by ASCII
+    look-alikes (`1` and `l`, `0` and `O`, `rn` and `m`) depend on the font, and a single name
+    mixing scripts may be honest, so those are warnings.
+
+    Example: `results/tinybox_red/` and `results/tinybox_rеd/`, or a benchmark folder `ѕsd`
+    (a Cyrillic `ѕ`).
+
+    How to fix: rename the folders and files so that each name is written in one script and in
+    composed form (NFC), and no two names look alike.
+    """
+
+    code = "PKG030"
+    name = "confusable-names"
+    summary = "Two names of the package look the same, or a name mixes scripts to look like another."
+    severity = Severity.ERROR
+    scope = "tree"
+
+    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+        known = {
+            confusables.comparison_key(benchmark): benchmark
+            for ruleset in rulesets.SUPPORTED
+            for benchmark in rulesets.get(ruleset).benchmarks
+        }
+        for kind, names in _names(tree).items():
+            groups: dict[str, list[str]] = {}
+            for name in names:
+                groups.setdefault(confusables.comparison_key(name), []).append(name)
+            alike: set[str] = set()
+            for key, group in groups.items():
+                group.sort(key=_plainness)  # the plainest name first: a finding points at the odd one
+                first = group[0]
+                for other in group[1:]:
+                    alike.update((first, other))
+                    yield self.finding(
+                        f"the {kind} names {visible(first)!r} and {visible(other)!r} look the same: "
+                        f"{_difference(first, other)}",
+                        path=names[other],
+                        related=[(names[first], None)],
+                        severity=Severity.WARNING if first.isascii() and other.isascii() else None,
+                    )
+                if kind == "benchmark" and key in known and known[key] not in group:
+                    for name in group:
+                        alike.add(name)
+                        yield self.finding(
+                            f"the benchmark folder {visible(name)!r} looks like the benchmark "
+                            f"{known[key]!r} but is not it: {confusables.spelled(name) or 'ASCII look-alikes'}",
+                            path=names[name],
+                            severity=Severity.WARNING if name.isascii() else None,
+                        )
+            for name in names:
+                lookalikes = confusables.latin_lookalikes(name)
+                if lookalikes and name not in alike:
+                    letters = ", ".join(
+                        f"{confusables.spelled(char)} looks like {looks!r}" for char, looks in lookalikes
+                    )
+                    yield self.finding(
+                        f"the {kind} name {visible(name)!r} mixes scripts: {letters}",
+                        path=names[name],
+                        severity=Severity.WARNING,
+                    )
+
+
 KNOWN_DIRECTIVES = {"rcp-bypass", "seed-checker-bypass"}
 BYPASS_OPTIONS = ("rcp_bypass", "seed_checker_bypass")
 
@@ -717,6 +829,7 @@ RULES: list[type[Rule]] = [
     BypassInForce,
     UnknownDirective,
     TooManyFailedRuns,
+    ConfusableNames,
 ]
 
 

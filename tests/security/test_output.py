@@ -4,11 +4,14 @@ every output format and every command that writes a file."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import csv
 import dataclasses
+import html
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -23,18 +26,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mlperf_audit.cli import main
+from mlperf_audit.cli import build_parser, main
 from mlperf_audit.plugins import PluginHost
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean"
 FORGED = "\n::error file=x::forged"
 TITLE, CLEAR = "\x1b]0;title\x07", "\x1b[2J"
 
-#: What no output may hold as it is: controls other than newline and tab, bidirectional and
-#: line-separating formatting characters, the byte-order mark, and lone surrogates.
-HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\ud800-\udfff]"
+#: Unicode's Default_Ignorable_Code_Point property (DerivedCoreProperties-17.0.0.txt), written out
+#: here rather than read from the tool's own data, so that the tests hold the tool to Unicode.
+DEFAULT_IGNORABLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff"
 )
+#: What no output may hold as it is: controls other than newline and tab, line and paragraph
+#: separators, every default-ignorable code point (invisible, bidirectional and formatting
+#: characters, variation selectors, the byte-order mark, tags), and lone surrogates.
+HIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff{DEFAULT_IGNORABLE}]")
 COMMAND = ("::", "##[")
 
 
@@ -109,6 +118,66 @@ def assert_json(raw: bytes | str, what: str) -> Any:
     return document
 
 
+#: What makes a spreadsheet read a cell as a formula (OWASP, "CSV Injection"), full-width forms included.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\uff1d", "\uff0b", "\uff0d", "\uff20")
+
+
+def _finite_number(cell: str) -> bool:
+    try:
+        return math.isfinite(float(cell)) and cell.strip() == cell
+    except ValueError:
+        return False
+
+
+def formula_cells(text: str) -> list[str]:
+    """The cells of every CSV table in `text` (tables a blank line apart) that a spreadsheet would
+    read as a formula: any that starts like one and is not a plain number."""
+    cells = [cell for table in text.split("\n\n") for row in csv.reader(table.splitlines()) for cell in row]
+    return [cell for cell in cells if cell.startswith(FORMULA_START) and not _finite_number(cell)]
+
+
+#: What GitHub Flavored Markdown's autolink extension makes a link of, searched in the text as
+#: written and as a renderer sees it (character references decoded): a URL with a scheme, `www.`,
+#: an e-mail address.
+AUTOLINK = re.compile(r"(?i)(?:https?|ftp)://|\bwww\.|[\w.+-]@[\w-]+\.\w")
+#: A Markdown link or image (`[text](target)`, `[text][ref]`) or an autolink (`<scheme:...>`).
+MARKDOWN_LINK = re.compile(r"\]\(|\]\[|<[A-Za-z][\w+.-]*:")
+
+
+def live_links(markdown: str) -> list[str]:
+    found = [m.group() for text in (markdown, html.unescape(markdown)) for m in AUTOLINK.finditer(text)]
+    return found + [m.group() for m in MARKDOWN_LINK.finditer(markdown)]
+
+
+#: A square bracket that a SARIF viewer reads as part of an embedded link (SARIF 2.1.0 §3.11.6):
+#: one behind an even number of backslashes, none included.
+UNESCAPED_BRACKET = re.compile(r"(?<!\\)(?:\\\\)*[\[\]]")
+
+
+def sarif_messages(document: Any) -> list[str]:
+    """Every plain-text message string of a SARIF document (the `text` of each message object)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    found.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    walk(document)
+    return found
+
+
+def assert_sarif(text: str, what: str) -> None:
+    live = [m for m in sarif_messages(assert_json(text, what)) if UNESCAPED_BRACKET.search(m)]
+    assert live == [], f"{what}: {live[:3]}"
+
+
 def assert_xml(text: str, what: str) -> None:
     assert_plain(text, what)
     ElementTree.fromstring(text.encode("utf-8"))
@@ -120,6 +189,7 @@ def assert_csv(text: str, what: str) -> None:
     for table in text.split("\n\n"):
         rows = list(csv.reader(io.StringIO(table)))
         assert rows and all(len(row) == len(rows[0]) for row in rows), what
+    assert formula_cells(text) == [], f"{what}: {formula_cells(text)[:3]}"
 
 
 _GITHUB_LINE = re.compile(r"::(error|warning|notice) ((file=[^,:]*,(line=\d+,)?)?title=[^,:]*)::[^\r\n]*")
@@ -138,14 +208,16 @@ def assert_github(text: str, what: str, annotations: int) -> None:
 MARKDOWN_TAGS = {"details", "summary", "b", "code"}
 
 
-def assert_markdown(text: str, what: str) -> None:
+def assert_markdown(text: str, what: str, *, tables: bool = True) -> None:
     assert_plain(text, what)
+    assert live_links(text) == [], f"{what}: {live_links(text)[:3]}"
     tags = re.findall(r"</?([A-Za-z][\w-]*)", text)
     assert set(tags) <= MARKDOWN_TAGS, f"{what}: {sorted(set(tags) - MARKDOWN_TAGS)}"
     assert text.count("<details") == text.count("</details>"), what
-    assert sum(1 for line in text.splitlines() if line.startswith("#")) == 1, what  # the status heading only
-    widths = {line.count("|") for line in text.splitlines() if line.startswith("|")}
-    assert widths <= {5}, f"{what}: a data pipe split a table cell"
+    if tables:  # a report of `check`: one status heading, then tables of four columns
+        assert sum(1 for line in text.splitlines() if line.startswith("#")) == 1, what
+        widths = {line.count("|") for line in text.splitlines() if line.startswith("|")}
+        assert widths <= {5}, f"{what}: a data pipe split a table cell"
 
 
 class _Tags(HTMLParser):
@@ -396,6 +468,17 @@ def test_report_never_writes_beside_a_checked_log(cli, tmp_path, monkeypatch):
     assert cli("report", str(folder / "result_0.txt")).code in (0, 1) and (tmp_path / "report.html").is_file()
 
 
+def test_reproduce_reads_a_result_folder_whose_name_it_shows_escaped(cli, tmp_path):
+    """Discovery names a folder as reports show it (`fx\\x0a`); `reproduce` looked for the real
+    name among the shown ones and refused its own result folder (exit 2)."""
+    root = package(tmp_path / "p", system="fx\n" + CLEAR)
+    folder = next(root.rglob("results/*/gnn"))
+    result = cli("reproduce", str(folder), "--format", "markdown")
+    assert result.code in (0, 1), result.err
+    assert "fx\\x0a\\x1b[2J" in html.unescape(result.out).replace("\\\\", "\\")
+    assert_markdown(result.out, "reproduce", tables=False)
+
+
 # ---------------------------------------------------------------- fuzzing
 
 TOKENS = [
@@ -433,6 +516,36 @@ TOKENS = [
     "'",
     " ",
     "\U000e0041",
+    # what a reader's own tool obeys or cannot see (issue 25): default-ignorable code points,
+    "\u034f",
+    "\ufe0f",
+    "\U000e0100",
+    "\u17b4",
+    "\u180b",
+    "\U0001d173",
+    "\U0001bca0",
+    "\ufff0",
+    # letters that print like others: a Cyrillic e, a decomposed and a composed U with diaeresis,
+    "\u0435",
+    "U\u0308",
+    "\u00dc",
+    # what starts a spreadsheet formula,
+    "=",
+    "+",
+    "-",
+    "@",
+    "\uff1d",
+    '=HYPERLINK("https://evil.example","x")',
+    # and what GitHub's Markdown or a SARIF viewer makes a link of
+    "[see the review decision](https://evil.example/approved)",
+    "https://evil.example",
+    "www.evil.example",
+    "admin@evil.example",
+    "mailto:admin@evil.example",
+    "<https://evil.example>",
+    "[",
+    "]",
+    "\\[",
 ]
 TEXT = st.lists(st.one_of(st.sampled_from(TOKENS), st.characters()), max_size=8).map("".join)
 FUZZ = settings(
@@ -446,7 +559,7 @@ FUZZ = settings(
 def _check_format(name: str, text: str, count: int) -> None:
     checks: dict[str, Callable[[str, str], Any]] = {
         "json": assert_json,
-        "sarif": assert_json,
+        "sarif": assert_sarif,
         "junit": assert_xml,
         "markdown": assert_markdown,
         "github": lambda text, what: assert_github(text, what, count),
@@ -489,6 +602,22 @@ def test_every_format_neutralises_any_finding_text(
         _check_format(name, fmt.render(report), count)
 
 
+#: The commands that read a package, each run by the fuzzing below with every format it writes;
+#: the others (rules, explain, plugins, formats, cache) print nothing a package wrote.
+PACKAGE_COMMANDS = {"check", "score", "compare", "audit", "report", "reproduce"}
+REPRODUCE_FORMATS = ("text", "markdown", "json")
+
+
+def test_the_fuzzing_runs_every_command_that_reads_a_package():
+    """A command added later must join the fuzzing below (or this list, if it reads no package)."""
+    parser = build_parser(PluginHost())
+    (commands,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    assert set(commands.choices) == PACKAGE_COMMANDS | {"rules", "explain", "plugins", "formats", "cache"}
+    reproduce = commands.choices["reproduce"]
+    (option,) = [action for action in reproduce._actions if action.dest == "format"]
+    assert set(option.choices or ()) == set(REPRODUCE_FORMATS)
+
+
 def _file_name(text: str) -> str:
     """`text` as a part of a file name: no separator or NUL, only the surrogates that stand for a
     byte that is not UTF-8, at most 40 characters."""
@@ -507,10 +636,17 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
             extra=_file_name(name),
             division=value,
             key=value,
-            description={"accelerator_model_name": "H100" + value, "status": value, "division": value},
+            description={
+                "accelerator_model_name": "H100" + value,
+                "status": value,
+                "division": value,
+                "submitter": value,
+                "hw_notes": value,
+            },
         )
         out = tmp / "out"
         out.mkdir()
+        folder = next(root.rglob("results/*/gnn"))
         formats = sorted(PluginHost().formats)
         commands = [
             [
@@ -530,7 +666,12 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
             ["audit", str(root), "--fail-on", "never", "-o", str(out / "audit.txt")],
             ["audit", str(root), "--fail-on", "never", "--format", "json", "-o", str(out / "audit.json")],
             ["report", str(root), "-o", str(out / "report.html")],
+            *[
+                ["reproduce", str(folder), "--format", fmt, "-o", str(out / f"reproduce.{fmt}")]
+                for fmt in REPRODUCE_FORMATS
+            ],
         ]
+        assert {argv[0] for argv in commands} == PACKAGE_COMMANDS
         for argv in commands:
             code, stdout, stderr = run(*argv)
             assert code in (0, 1), (argv[0], stderr)
@@ -547,6 +688,9 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
         for file in ("score.csv", "score_detailed.csv"):
             assert_csv((out / file).read_bytes().decode("utf-8"), file)
         assert_html((out / "report.html").read_bytes().decode("utf-8"), "report")
+        assert_plain((out / "reproduce.text").read_bytes().decode("utf-8"), "reproduce text")
+        assert_json((out / "reproduce.json").read_bytes(), "reproduce json")
+        assert_markdown((out / "reproduce.markdown").read_bytes().decode("utf-8"), "reproduce markdown", tables=False)
 
 
 def test_a_legacy_workflow_command_in_the_middle_of_a_line_is_broken(cli, tmp_path):

@@ -6,11 +6,14 @@ so a job that runs from the repository root gets repository-relative paths.
 
 What the package put in a finding is escaped as each consumer requires: the runner's own
 %-escapes in workflow commands, character references in XML and Markdown (where HTML is obeyed),
-and `visible` escapes in all of them for what XML or a terminal cannot show.
+backslashes before square brackets in SARIF messages (which are plain text with embedded links),
+links a Markdown renderer would find by itself made inert, and `visible` escapes in all of them
+for what XML or a terminal cannot show.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from itertools import groupby
 from typing import Any
@@ -29,6 +32,18 @@ GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity
 MARKDOWN_LIMIT = 900_000
 
 
+#: A square bracket, with the backslashes right before it.
+_SARIF_BRACKET = re.compile(r"(\\*)([\[\]])")
+
+
+def sarif_text(text: str) -> str:
+    """A SARIF plain-text message (SARIF 2.1.0 §3.11.6): `[text](target)` there is an embedded
+    link, so every literal `[` and `]` is escaped with a backslash. The backslashes already in
+    front of one are doubled first, so that a bracket is escaped whether a viewer reads `\\\\` as
+    one backslash or as two."""
+    return _SARIF_BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
 def render_sarif(report: Report) -> str:
     codes = sorted({f.rule for f in report.findings})
     index = {code: i for i, code in enumerate(codes)}
@@ -40,9 +55,9 @@ def render_sarif(report: Report) -> str:
             {
                 "id": code,
                 "name": rule.name if rule is not None else code,
-                "shortDescription": {"text": rule.summary if rule is not None else code},
-                "fullDescription": {"text": doc or code},
-                "help": {"text": doc or code},
+                "shortDescription": {"text": sarif_text(rule.summary if rule is not None else code)},
+                "fullDescription": {"text": sarif_text(doc or code)},
+                "help": {"text": sarif_text(doc or code)},
                 "defaultConfiguration": {"level": SARIF_LEVEL[rule.severity] if rule is not None else "error"},
                 "properties": {"tags": [code.rstrip("0123456789")], "plugin": getattr(rule, "plugin", "")},
             }
@@ -53,7 +68,7 @@ def render_sarif(report: Report) -> str:
             "ruleId": finding.rule,
             "ruleIndex": index[finding.rule],
             "level": SARIF_LEVEL[finding.severity],
-            "message": {"text": finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")},
+            "message": {"text": sarif_text(finding.message + (f"\nHint: {finding.hint}" if finding.hint else ""))},
             "partialFingerprints": {"mlperfAudit/v1": finding.fingerprint},
         }
         path = report.repository_path(finding.path)
@@ -202,9 +217,24 @@ def render_junit(report: Report) -> str:
 _MARKDOWN = {ord(c): f"&#{ord(c)};" for c in "&<>|\\`*_[]!~$#"}
 
 
+#: Where GitHub's Markdown makes a link of plain text by itself (the autolink extension of GitHub
+#: Flavored Markdown): the `:` of a scheme's `://` (`http://`, `https://`, `ftp://`), the dot of
+#: `www.` (in any case) and the `@` of an e-mail address (`mailto:` and `xmpp:` links need one too).
+_AUTOLINK_TRIGGER = re.compile(r":(?=//)|(?<=www)\.|@", re.IGNORECASE)
+
+
+def inert_links(text: str) -> str:
+    """`text` with every autolink trigger in square brackets (`https[:]//`, `www[.]`, `a[@]b.org`),
+    the way addresses are defanged in security reports: still readable, never a link. The
+    extension reads the text after character references are decoded, so a reference alone would
+    not do."""
+    return _AUTOLINK_TRIGGER.sub(lambda match: f"[{match.group()}]", text)
+
+
 def markdown_text(text: str) -> str:
-    """Data for the Markdown summary: shown as written, whether in a table cell or in HTML."""
-    return visible(text).translate(_MARKDOWN)
+    """Data for the Markdown summary: shown as written, whether in a table cell or in HTML, and
+    never a link (the brackets `inert_links` adds are written as character references too)."""
+    return inert_links(visible(text)).translate(_MARKDOWN)
 
 
 def render_markdown(report: Report) -> str:
