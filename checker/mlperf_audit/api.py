@@ -126,7 +126,10 @@ def review(
     if submitters is not None:
         wanted = {visible(name) for name in submitters}  # submission names are shown visibly (discovery)
         tree = dataclasses.replace(
-            tree, submissions=tuple(s for s in tree.submissions if s.name in wanted), subset=True
+            tree,
+            submissions=tuple(s for s in tree.submissions if s.name in wanted),
+            subset=True,
+            others=tuple(s.name for s in tree.submissions if s.name not in wanted),
         )
     outcome = _checked(path, state, tree, host, config, progress, jobs, score, collect, submitters)
     notes = []

@@ -350,6 +350,9 @@ class Tree:
     loose_logs: tuple[FileEntry, ...] = ()  # logs outside any benchmark folder (a single file PATH)
     issues: tuple[Issue, ...] = ()
     subset: bool = False  # only some submitters of the repository are checked (a pull request's)
+    #: With `subset`, the names of the repository's other submitters: not checked, but a rule that
+    #: compares names across submitters (PKG030) compares the checked ones with them.
+    others: tuple[str, ...] = ()
 
     @property
     def benchmark_folders(self) -> tuple[BenchmarkFolder, ...]:

@@ -573,11 +573,17 @@ class ConfusableNames(Rule):
             for benchmark in rulesets.get(ruleset).benchmarks
         }
         for kind, names in _names(tree).items():
+            compared = dict(names)
+            if kind == "submitter":  # a pull request's submitters, against the repository's others too
+                for other in getattr(tree, "others", ()):
+                    compared.setdefault(other, other)
             groups: dict[str, list[str]] = {}
-            for name in names:
+            for name in compared:
                 groups.setdefault(confusables.comparison_key(name), []).append(name)
             alike: set[str] = set()
             for key, group in groups.items():
+                if not any(name in names for name in group):
+                    continue  # only submitters this check leaves out: theirs to report
                 group.sort(key=_plainness)  # the plainest name first: a finding points at the odd one
                 first = group[0]
                 for other in group[1:]:
@@ -585,8 +591,8 @@ class ConfusableNames(Rule):
                     yield self.finding(
                         f"the {kind} names {visible(first)!r} and {visible(other)!r} look the same: "
                         f"{_difference(first, other)}",
-                        path=names[other],
-                        related=[(names[first], None)],
+                        path=compared[other],
+                        related=[(compared[first], None)],
                         severity=Severity.WARNING if first.isascii() and other.isascii() else None,
                     )
                 if kind == "benchmark" and key in known and known[key] not in group:

@@ -212,3 +212,15 @@ def test_a_pr_cannot_choose_laxer_rules_by_moving_its_clock_back(pr):
     result, values, summary = pr.run()
     assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
     assert "training-4.1.0" in summary and "PKG020" in result.stdout  # the clock's conflict is said
+
+
+def test_a_pr_cannot_add_a_submitter_that_prints_like_an_unchanged_one(pr, fixtures):
+    """The Action checks only the submitters a pull request changes; PKG030 compares their names
+    with the repository's other submitters too, so an NFD `Ünicorn` beside the NFC one fails."""
+    nfc, nfd = "\u00dcnicorn", "U\u0308nicorn"
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / nfc)
+    pr.base()
+    shutil.copytree(fixtures / "clean" / "Fixture", pr.submissions / nfd)
+    result, values, _ = pr.run()
+    assert values["checked"] and nfc not in values["checked"][0]
+    assert result.returncode == 1 and "PKG030" in result.stdout, result.stdout + result.stderr
