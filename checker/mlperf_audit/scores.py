@@ -296,10 +296,24 @@ def _csv_value(value: Any) -> Any:
     return spreadsheet_text(str(value))
 
 
+def _sort_value(value: Any) -> tuple[Any, ...]:
+    """A sort key for any value a package holds, total over every JSON type: numbers by value,
+    then NaN, then text, then lists and objects by their text, then missing values (pandas puts
+    them last). A description's field holds whatever its author wrote, and one system's division
+    given as a number beside another's as text must not stop the table (`<` between int and str)."""
+    if value is None:
+        return (4,)
+    if isinstance(value, (int, float)):  # bool included: pandas orders True with 1
+        return (0, 0, value) if value == value else (0, 1, 0)
+    if isinstance(value, str):
+        return (1, value)
+    return (2, _shown(value))
+
+
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     def key(row: dict[str, Any]) -> tuple[Any, ...]:
-        # pandas sort_values(by=all columns): missing values last
-        return tuple((row[c] is None, row[c] if row[c] is not None else 0) for c in columns)
+        # pandas sort_values(by=all columns), whatever types a column mixes
+        return tuple(_sort_value(row[c]) for c in columns)
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
