@@ -461,7 +461,8 @@ def _remove_folder(parent: int, name: str) -> None:
 
 def _limit(key: str) -> int:
     size = key.rpartition("-")[2]
-    return entry_limit(int(size)) if size.isdigit() else 0
+    # ASCII digits only: `isdigit` accepts '²', which `int` refuses
+    return entry_limit(int(size)) if size.isascii() and size.isdigit() and len(size) <= 18 else 0
 
 
 def _write_whole(folder: int, name: str, blob: bytes) -> None:

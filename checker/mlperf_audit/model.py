@@ -127,7 +127,8 @@ class Issue:
     hint: str | None = None
 
 
-_RESULT_INDEX = re.compile(r"result_(\d+)\.txt$")
+#: ASCII digits, few enough for `int` (a name holds anything: '²', or thousands of digits).
+_RESULT_INDEX = re.compile(r"result_([0-9]{1,18})\.txt$")
 #: The key of a run's events grouped by key, among what `Run.cached` keeps.
 _BY_KEY = object()
 T = TypeVar("T")
@@ -447,6 +448,19 @@ def read_at_most(stream: BinaryIO, limit: int) -> bytes:
     return data
 
 
+_DIGIT_RUN = re.compile(r"([0-9]+)")
+
+
 def natural_key(text: str) -> tuple[Any, ...]:
-    """Sort result_2 before result_10."""
-    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text))
+    """Sort result_2 before result_10.
+
+    Digit runs are ASCII only ('²' and other characters `str.isdigit` accepts are text, which
+    `int` refuses) and are compared by length once leading zeros are dropped, then as text: the
+    order of their values, with no `int` (a name of thousands of digits is past the int-to-str
+    limit, and converting it costs time quadratic in its length). Runs sit at odd positions of the
+    split and text at even ones, so two keys never compare text with a digit run."""
+    parts: list[Any] = _DIGIT_RUN.split(text)
+    for index in range(1, len(parts), 2):
+        digits = parts[index].lstrip("0")
+        parts[index] = (len(digits), digits)
+    return tuple(parts)

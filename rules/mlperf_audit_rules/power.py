@@ -14,7 +14,8 @@ from typing import Iterable
 
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Severity, hookimpl
 
-_INDEX = re.compile(r"^(node|sw)_(\d+)(\.[^.]*)?$")
+#: ASCII digits, few enough for `int`: a name of thousands of digits (or of '٣') numbers no node.
+_INDEX = re.compile(r"^(node|sw)_([0-9]{1,9})(\.[^.]*)?$")
 
 
 def _runs(result: BenchmarkResult) -> list[str]:
