@@ -18,6 +18,7 @@ import json
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -764,6 +765,8 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
         return invalid(f"system description nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels)")
     except json.JSONDecodeError as error:
         return invalid(f"system description is not valid JSON: {error.msg}", error.lineno)
+    except ValueError:  # JSON numbers have any number of digits; Python reads at most 4,300 of them
+        return _number_too_long(entry, name, submitter, text)
     if not isinstance(data, dict):
         return invalid(f"system description is a JSON {type(data).__name__}, not an object", 1)
     if json_depth(data) > MAX_JSON_DEPTH:  # real ones nest two levels; rules and reports walk the values
@@ -784,3 +787,22 @@ def _field_lines(text: str) -> dict[str, int]:
 
 
 _FIELD = re.compile(r'^\s*"([^"\\]+)"\s*:', re.MULTILINE)
+
+
+def _number_too_long(entry: FileEntry, name: str, submitter: str | None, text: str) -> SystemDescription:
+    """SYS001 for a description holding an integer longer than `int` reads from text (the
+    int-to-str limit, `sys.get_int_max_str_digits`): no tool reads the file, the official ones
+    included, and no count is that long."""
+    limit = sys.get_int_max_str_digits()
+    found = re.search(rf"[0-9]{{{limit + 1},}}", text) if limit else None
+    line = text.count("\n", 0, found.start()) + 1 if found else None
+    digits = f"{len(found.group(0)):,} digits" if found else "too many digits"
+    issue = Issue(
+        Problem.SYSTEM_JSON_INVALID,
+        f"system description holds a number of {digits}, more than Python's JSON reader accepts "
+        f"({limit:,}; the official checker fails on it too); not read",
+        entry.path,
+        line,
+        hint='Write each count as the small whole number it is ("number_of_nodes": "1").',
+    )
+    return SystemDescription(name, entry.path, submitter, None, (issue,))

@@ -313,15 +313,9 @@ def of_system(description: SystemDescription | None) -> tuple[int | None, Accele
     """How many accelerators a system description declares (per node times nodes), and which."""
     if description is None or description.data is None:
         return None, None
-    try:
-        per_node, nodes = (
-            int(str(description.get("accelerators_per_node"))),
-            int(str(description.get("number_of_nodes"))),
-        )
-        count: int | None = per_node * nodes if per_node > 0 and nodes > 0 else None  # -8 x -1 is no count
-    except ValueError:  # not digits, or more of them than int() reads
-        count = None
-    if count is not None and not 0 < count <= MAX_ACCELERATORS:  # no rate per accelerator from such a count
+    per_node, nodes = description.count("accelerators_per_node"), description.count("number_of_nodes")
+    count = per_node * nodes if per_node and nodes else None
+    if count is not None and count > MAX_ACCELERATORS:  # no rate per accelerator from such a count
         count = None
     return count, match(description.get("accelerator_model_name"))
 

@@ -39,6 +39,11 @@ class Severity(enum.Enum):
 
 
 _SEVERITY_RANK = {Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR: 3}
+#: The largest count a system description may give (nodes, accelerators or host processors per
+#: node): far beyond any system published (1,536 nodes, 64 accelerators per node), and small
+#: enough that counts multiply and divide as floats without overflow.
+MAX_COUNT_DIGITS = 6
+MAX_COUNT = 10**MAX_COUNT_DIGITS - 1
 #: The file that declares a system's or benchmark folder's `package_checker_params` (`CheckerParams`).
 PARAMS_FILE = "package_checker_params"
 
@@ -276,6 +281,28 @@ class SystemDescription:
 
     def get(self, name: str) -> Any:
         return None if self.data is None else self.data.get(name)
+
+    def count(self, name: str) -> int | None:
+        """A count field (`number_of_nodes`, `accelerators_per_node`, `host_processors_per_node`)
+        as a whole number from 0 to `MAX_COUNT`, else None.
+
+        Descriptions write counts as digit strings ("8") or JSON numbers (8, 1.0); anything else
+        is None here and SYS002 there: booleans, '1²' and other digits `int` refuses or `isdigit`
+        misreads, '1_000', numbers of hundreds of digits (a rate divided by one overflows a float,
+        their product is past the int-to-str limit). Code that computes with a count reads it here,
+        never with `int()` of the raw value."""
+        value = self.get(name)
+        if isinstance(value, str):
+            digits = value.strip()
+            if not (digits.isascii() and digits.isdigit()):
+                return None
+            significant = digits.lstrip("0")
+            return int(significant or "0") if len(significant) <= MAX_COUNT_DIGITS else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        if isinstance(value, float) and not value.is_integer():  # NaN and the infinities included
+            return None
+        return int(value) if 0 <= value <= MAX_COUNT else None
 
     @property
     def division(self) -> str | None:

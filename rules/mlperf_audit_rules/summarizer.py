@@ -420,12 +420,18 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
     if description is None or description.data is None:
         return {}
     d = description.data
+    # the summarizer's int() of each count, bounded: an unreadable count leaves the system out, as
+    # its crash does; SYS002 reports it
+    nodes, per_node = description.count("number_of_nodes"), description.count("accelerators_per_node")
+    host_processors = description.count("host_processors_per_node")
+    if nodes is None or per_node is None or host_processors is None:
+        return {}
     try:
         name = d["system_name"]
         accelerator = d["accelerator_model_name"]
         framework = d["framework"]
         if name == "tpu-v3":
-            name = f"TPUv3.{int(d['accelerators_per_node']) * 2}"
+            name = f"TPUv3.{per_node * 2}"
         if accelerator == "tpu-v3":
             accelerator = "TPUv3"
         if "TensorFlow" in framework:
@@ -438,9 +444,9 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
             "system": name,
             "number_of_nodes": d["number_of_nodes"],
             "host_processor_model_name": d["host_processor_model_name"],
-            "host_processors_count": int(d["host_processors_per_node"]) * int(d["number_of_nodes"]),
+            "host_processors_count": host_processors * nodes,
             "accelerator_model_name": accelerator,
-            "accelerators_count": int(d["accelerators_per_node"]) * int(d["number_of_nodes"]),
+            "accelerators_count": per_node * nodes,
             "framework": framework,
             "notes": ";".join(s for s in (d["hw_notes"], d["sw_notes"]) if s),
             "private_id": "",

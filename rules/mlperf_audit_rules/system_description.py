@@ -51,15 +51,18 @@ class SystemSchema(Rule):
     What it checks: `systems/<system>.json` against `schemas/system_description.schema.json`: every
     field the official system_desc_checker requires; `division` closed or open; `status` one of
     "Available on-premise", "Available cloud", "Research, Development, or Internal (RDI)",
-    "Preview" (exact case); `number_of_nodes` a positive integer and `accelerators_per_node` a
-    whole number >= 0 (0: a CPU-only system; the official checker only requires the field), written
-    as numbers or digit strings; names not empty.
+    "Preview" (exact case); `number_of_nodes` a positive integer and `accelerators_per_node` and
+    `host_processors_per_node` whole numbers >= 0 (0 accelerators: a CPU-only system; the official
+    checker only requires the field), each at most 999999 and written as numbers or ASCII digit
+    strings; names not empty.
 
     Why it matters: the official checker fails a description without a required field or with
     another availability wording, and the summarizer calls `int()` on the counts (a crash, or a
-    wrong accelerator count in every published table).
+    wrong accelerator count in every published table); a count of hundreds of digits overflows
+    every rate per accelerator. A count that is not one is used by no rule or table.
 
-    Example: `"status": "available"`, `"number_of_nodes": "1-2"`, no `cooling`.
+    Example: `"status": "available"`, `"number_of_nodes": "1-2"`, `"number_of_nodes": "1²"`,
+    `"accelerators_per_node": 99999999999999999999`, no `cooling`.
 
     `status` follows the rules of the round: unchecked before 4.0, a lenient list in any case in
     4.0 (`onprem`, `cloud`, `available`, ...; the exact wording starts at 4.1, mlperf-logging
@@ -244,14 +247,17 @@ class NodeCountMismatch(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         description = context.system_description(result.submitter, result.system)
-        nodes = description.get("number_of_nodes") if description else None
-        if nodes is None or not str(nodes).strip().isdigit():
+        nodes = description.count("number_of_nodes") if description else None
+        # a count written as a float (1.0: MosaicML and Ailiverse, v2.0 to v3.1) is left alone, as it
+        # always was: their platforms count GPUs ("8xA100_80GB-baseline"), in words that are not
+        # the accelerator's model name
+        if description is None or nodes is None or isinstance(description.get("number_of_nodes"), float):
             return
         for run, event in _values(result, "submission_platform"):
-            match = re.match(r"^(\d{1,9})x(.*)$", str(event.value))
+            match = re.match(r"^([0-9]{1,9})x(.*)$", str(event.value))
             if match and _counts_accelerators(match.group(2), int(match.group(1)), description):
                 continue
-            if match and int(match.group(1)) != int(str(nodes).strip()):
+            if match and int(match.group(1)) != nodes:
                 yield self.finding(
                     f"submission_platform {event.value!r} names {match.group(1)} node(s), the system "
                     f"description {nodes}",
@@ -261,15 +267,13 @@ class NodeCountMismatch(Rule):
                 return
 
 
-def _counts_accelerators(name: str, count: int, description: Any) -> bool:
+def _counts_accelerators(name: str, count: int, description: SystemDescription) -> bool:
     """`<count>x<name>` names the system's accelerators: the count is their total and the name is
     part of the accelerator model's name."""
-    try:
-        total = int(str(description.get("number_of_nodes")).strip()) * int(
-            str(description.get("accelerators_per_node")).strip()
-        )
-    except (TypeError, ValueError):
+    nodes, per_node = description.count("number_of_nodes"), description.count("accelerators_per_node")
+    if nodes is None or per_node is None:
         return False
+    total = nodes * per_node
     model = str(description.get("accelerator_model_name") or "").lower()
     name = name.strip().lower()
     return count == total and len(name) >= 2 and name in model

@@ -234,8 +234,8 @@ def _sourced_file(implementation: Implementation, entry: FileEntry, word: str) -
 
 def described_count(description: SystemDescription, field_name: str) -> float | None:
     """A count the system description gives (it writes them as strings: "number_of_nodes": "1")."""
-    value = description.get(field_name)
-    return None if value is None or isinstance(value, bool) else number(str(value))
+    count = description.count(field_name)
+    return None if count is None else float(count)
 
 
 def number(value: str | None) -> float | None:

@@ -1,0 +1,227 @@
+"""Values of the wrong type or of absurd size, in every field a command reads, are findings or
+usage errors: never an internal error (exit 2, "please report") nor a traceback.
+
+Each test is an attack that ended in an internal error: a description's `division` written as a
+number beside another's string (the CSV table sorted mixed types), counts of hundreds or thousands
+of digits (a rate divided by one overflowed a float; their product passed the int-to-str limit),
+`"number_of_nodes": "1²"` (`isdigit()` is true for '²', `int()` refuses it), names holding '²' or
+thousands of digits (the natural sort order called `int()` on them), and a log value nested 990
+deep (its members were counted recursively before the depth bound, on Python 3.12 and 3.13)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mlperf_audit import natural_key
+from mlperf_audit.cli import main
+
+CLEAN = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
+SYSTEM = "fx_8xh100"
+OTHER_SYSTEM = "fx_64xh100"
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    """The command line in-process: exit code, standard output, standard error."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_no_crash(result: tuple[int, str, str], what: str) -> None:
+    code, _, err = result
+    assert code in (0, 1), f"{what}: exit {code}: {err}"
+    assert "internal error" not in err and "Traceback" not in err, f"{what}: {err}"
+
+
+def findings_of(target: Path) -> list[dict]:
+    code, out, err = run_cli("check", str(target), "--format", "json", "--no-cache")
+    assert_no_crash((code, out, err), "check")
+    findings = json.loads(out)["findings"]
+    assert not [f["message"] for f in findings if f["rule"] == "CHK001"]  # no rule crashed
+    return findings
+
+
+def every_command(target: Path, tmp_path: Path) -> None:
+    """Every command that reads a package's descriptions and scores, in each of its formats."""
+    runs = [
+        ("check", str(target), "--score"),
+        ("check", str(target), "--format", "json"),
+        ("score", str(target)),
+        ("score", str(target), "--format", "json"),
+        ("score", str(target), "--format", "csv"),
+        ("audit", str(target)),
+        ("audit", str(target), "--format", "json"),
+        ("compare", str(target), str(CLEAN)),
+        ("compare", str(CLEAN), str(target), "--format", "json"),
+        ("report", str(target), "-o", str(tmp_path / "report.html")),
+    ]
+    for argv in runs:
+        assert_no_crash(run_cli(*argv, "--no-cache"), " ".join(argv[:1] + argv[2:]))
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    root = tmp_path / "pkg" / "Fixture"
+    shutil.copytree(CLEAN, root)
+    return root
+
+
+def edit_description(package: Path, system: str, replace: dict[str, str]) -> Path:
+    """Rewrites fields of a description as raw JSON text (a number of 5,000 digits is valid JSON
+    that Python's `json.dumps` cannot write)."""
+    description = package / "systems" / f"{system}.json"
+    text = description.read_text()
+    for field, raw in replace.items():
+        text, done = re.subn(rf'("{field}": )("[^"]*"|[^,\n]+)', lambda m, raw=raw: m.group(1) + raw, text)
+        assert done == 1, field
+    description.write_text(text)
+    return description
+
+
+# ---------------------------------------------------------------------------------------------
+# Sorting values of mixed types
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("division", ["5", "null", "true", "[]", '{"a": 1}', "1e400", "NaN", "9" * 400])
+def test_score_csv_sorts_descriptions_of_mixed_types(package, division):
+    """The attack: one description's `division` a number, another's a string: `score --format csv`
+    sorted the systems by their columns and ended in TypeError ('<' between str and int)."""
+    edit_description(package, SYSTEM, {"division": division})
+    code, out, err = run_cli("score", str(package), "--format", "csv", "--no-cache")
+    assert_no_crash((code, out, err), "score --format csv")
+    rows = out.split("\n\n")[0].splitlines()[1:]
+    assert {row.split(",")[3] for row in rows} == {SYSTEM, OTHER_SYSTEM}  # both systems, in one table
+    assert any(f["rule"] == "SYS002" and "division" in f["message"] for f in findings_of(package))
+
+
+# ---------------------------------------------------------------------------------------------
+# Counts that are not counts
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields, rule, message",
+    [
+        # hundreds of digits: a rate divided by the count overflowed a float in audit and compare
+        ({"accelerators_per_node": "9" * 400}, "SYS002", "accelerators_per_node: 99999"),
+        ({"accelerators_per_node": '"' + "9" * 400 + '"'}, "SYS002", "accelerators_per_node: '99999"),
+        # two counts of 3,000 digits: their product (6,000 digits) passed the int-to-str limit
+        ({"accelerators_per_node": '"' + "9" * 3000 + '"', "number_of_nodes": '"' + "9" * 3000 + '"'}, "SYS002", ""),
+        ({"host_processors_per_node": '"' + "7" * 3000 + '"', "number_of_nodes": "8" * 3000}, "SYS002", ""),
+        # past the int-to-str limit: no JSON reader of Python reads the file
+        ({"accelerators_per_node": "9" * 5000}, "SYS001", "a number of 5,000 digits"),
+        # one more than the bound of a count
+        ({"number_of_nodes": "1000000"}, "SYS002", "number_of_nodes: 1000000 is not a positive integer up to 999999"),
+        ({"accelerators_per_node": "1e400"}, "SYS002", "accelerators_per_node: inf"),
+        ({"number_of_nodes": '"1\u00b2"'}, "SYS002", "number_of_nodes: '1²'"),
+    ],
+)
+def test_absurd_counts_are_findings_on_the_description(package, tmp_path, fields, rule, message):
+    """The attack: an accelerator count of hundreds of digits made `audit` and `compare` end in
+    OverflowError, and counts whose product has over 4,300 digits made `score`, `check --score`
+    and `report` end in ValueError. The count is a finding on the description, at its line, and
+    no command computes with it."""
+    description = edit_description(package, SYSTEM, fields)
+    found = [f for f in findings_of(package) if f["rule"] == rule and f["path"].endswith(f"{SYSTEM}.json")]
+    assert found and message in found[0]["message"], found
+    lines = description.read_text().splitlines()
+    assert any(name in lines[found[0]["line"] - 1] for name in fields)  # the line of the count
+    every_command(package, tmp_path)
+    code, out, _ = run_cli("score", str(package), "--format", "json", "--no-cache")
+    counts = {r["accelerators"] for r in json.loads(out)["results"] if r["system"] == SYSTEM}
+    assert counts == {None}  # no table shows, nor computes with, such a count
+
+
+def test_number_of_nodes_with_a_superscript_digit(package):
+    """The attack: `"number_of_nodes": "1²"` crashed SYS005 (CHK001): `"1²".isdigit()` is true,
+    `int("1²")` raises. SYS002 names the field; SYS005 has no node count to compare."""
+    edit_description(package, SYSTEM, {"number_of_nodes": '"1\u00b2"'})
+    for log in (package / "results" / SYSTEM / "bert").glob("result_*.txt"):
+        log.write_text(re.sub(r'("key": "submission_platform", "value": )"[^"]*"', r'\1"2xDGX H100"', log.read_text()))
+    findings = findings_of(package)
+    assert any(f["rule"] == "SYS002" and f["message"].startswith("number_of_nodes: '1²'") for f in findings)
+    assert not [f for f in findings if f["rule"] == "SYS005"]
+
+
+def test_a_count_written_with_other_digits_is_not_read_as_one(package):
+    """'８' (a fullwidth eight) and '٨' (an Arabic-Indic eight) are digits to `int()` and `isdigit()`,
+    not to the official summarizer's readers of the tables: not a count."""
+    edit_description(package, SYSTEM, {"accelerators_per_node": '"\u0668"'})
+    findings = findings_of(package)
+    assert any(f["rule"] == "SYS002" and f["message"].startswith("accelerators_per_node:") for f in findings)
+    code, out, _ = run_cli("score", str(package), "--format", "json", "--no-cache")
+    assert {r["accelerators"] for r in json.loads(out)["results"] if r["system"] == SYSTEM} == {None}
+
+
+# ---------------------------------------------------------------------------------------------
+# Names: the natural sort order
+# ---------------------------------------------------------------------------------------------
+
+
+def test_a_file_named_with_a_superscript_digit(package, tmp_path):
+    """The attack: a file `notes_v1²` beside the logs: the natural sort of the folder's names
+    called `int('²')` (ValueError), an internal error of every command."""
+    (package / "results" / SYSTEM / "bert" / "notes_v1\u00b2").write_text("notes\n")
+    (package / "results" / SYSTEM / "bert" / "notes_v\u0663").write_text("notes\n")  # Arabic-Indic three
+    assert findings_of(package)
+    every_command(package, tmp_path)
+
+
+def test_an_archive_member_named_with_thousands_of_digits(package, tmp_path):
+    """The attack: archive members named with 5,000 digits: the natural sort converted them to
+    int (past the int-to-str limit: ValueError)."""
+    archive = tmp_path / "upload.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(package, arcname="Fixture")
+        for digit in "98":
+            info = tarfile.TarInfo(f"Fixture/results/{SYSTEM}/bert/notes_{digit * 5000}.txt")
+            info.size = 5
+            tar.addfile(info, io.BytesIO(b"notes"))
+    code, out, err = run_cli("check", str(archive), "--format", "json", "--no-cache")
+    assert_no_crash((code, out, err), "check archive")
+    assert json.loads(out)["findings"]
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.lists(st.text(alphabet="0123456789ab_\u00b2\u0663", max_size=12), min_size=2, max_size=6))
+def test_natural_order_is_the_order_of_the_numbers(names):
+    """The natural order compares ASCII digit runs as the numbers they write (without `int`, so
+    any length sorts) and everything else as text: the order of `int()` on every ASCII run."""
+
+    def by_int(text: str) -> tuple:
+        return tuple(int(part) if i % 2 else part for i, part in enumerate(re.split(r"([0-9]+)", text)))
+
+    assert sorted(names, key=natural_key) == sorted(names, key=by_int)
+    assert natural_key("result_2.txt") < natural_key("result_10.txt")
+    assert natural_key("n_" + "9" * 5000) > natural_key("n_" + "1" + "0" * 4999) > natural_key("n_" + "9" * 4999)
+
+
+# ---------------------------------------------------------------------------------------------
+# A log value nested deeper than the decoder reaches
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [990, 5000])
+def test_a_log_value_nested_990_deep_is_a_finding_on_every_python(package, depth):
+    """The attack: a value nested 990 deep. The parser counted the record's members recursively
+    before its depth bound: RecursionError (CHK001 or an internal error) on Python 3.12 and 3.13,
+    LOG011 on 3.11. Now LOG011 on all three, whichever decoder gets furthest."""
+    nested = "[" * depth + "1" + "]" * depth
+    bert = package / "results" / SYSTEM / "bert"
+    for log in bert.glob("result_*.txt"):
+        log.write_text(re.sub(r'("key": "global_batch_size", "value": )[0-9]+', rf"\g<1>{nested}", log.read_text()))
+    deep = [f for f in findings_of(bert) if f["rule"] == "LOG011"]
+    assert len(deep) == len(list(bert.glob("result_*.txt"))), deep
+    assert_no_crash(run_cli("score", str(bert), "--format", "json", "--no-cache"), "score")
