@@ -42,6 +42,7 @@ from typing import Any
 
 import yaml
 
+from . import yaml_input
 from .api import check
 from .config import Config
 from .model import Finding
@@ -117,7 +118,10 @@ CASE_KEYS = {"name", "package", "base", "target", "log", "events", "expect", "sk
 
 
 def load_cases(path: Path) -> list[RuleCase]:
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    try:
+        data = yaml_input.load(Path(path).read_text(encoding="utf-8"), aliases=True)  # expansion bounded
+    except yaml_input.YamlInputError as error:
+        raise ValueError(f"{path}: not valid YAML: {error}") from None
     rule = data["rule"]
     cases = []
     for raw in data["cases"]:

@@ -225,3 +225,165 @@ def test_a_log_value_nested_990_deep_is_a_finding_on_every_python(package, depth
     deep = [f for f in findings_of(bert) if f["rule"] == "LOG011"]
     assert len(deep) == len(list(bert.glob("result_*.txt"))), deep
     assert_no_crash(run_cli("score", str(bert), "--format", "json", "--no-cache"), "score")
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims files (audit --claims): validated by type, before the check
+# ---------------------------------------------------------------------------------------------
+
+RESULT = "{submitter: Fixture, system: fx_8xh100}"
+BERT = "benchmark: bert, result: " + RESULT
+
+
+def audit_claims(tmp_path: Path, text: str) -> tuple[int, str, str]:
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(text, encoding="utf-8")
+    return run_cli("audit", str(CLEAN / "results" / SYSTEM / "ssd"), "--claims", str(claims), "--no-cache")
+
+
+@pytest.mark.parametrize(
+    "claim, message",
+    [
+        # the four internal errors reported: ValueError, AttributeError, OverflowError, TypeError
+        (f"{{id: a, {BERT}, minutes: abc}}", "claim 1 ('a'): minutes must be a number of minutes above 0"),
+        ("{id: a, benchmark: bert, result: x, minutes: 1}", "claim 1 ('a'): result must be a mapping of submitter"),
+        (f"{{id: a, {BERT}, minutes: 1, accelerators: .inf}}", "accelerators must be a whole number from 1"),
+        (f"{{id: a, {BERT}, minutes: [1]}}", "minutes must be a number of minutes above 0 (at most 1e9), not [1]"),
+        # and the other wrong types and values of each field
+        (f"{{id: a, {BERT}, minutes: .nan}}", "minutes must be a number of minutes above 0"),
+        (f"{{id: a, {BERT}, minutes: {'9' * 400}}}", "not a number of 400 digits"),
+        (f"{{id: a, {BERT}, minutes: true}}", "minutes must be a number"),
+        (f"{{id: a, {BERT}, minutes: -3}}", "minutes must be a number of minutes above 0"),
+        (f"{{id: 2024-06-01, {BERT}, minutes: 3}}", "id must be a string, not the date 2024-06-01"),
+        (f"{{id: [a], {BERT}, minutes: 3}}", "id must be a string, not ['a']"),
+        (f"{{{BERT}, minutes: 3}}", "claim 1: id is missing"),
+        (f"{{id: a, {BERT}, minutes: 3, statement: {{a: 1}}}}", "statement must be a string"),
+        ("{id: a, benchmark: bert, result: {submitter: Fixture}, minutes: 3}", "result.system is missing"),
+        ("{id: a, benchmark: bert, result: {submitter: Fixture, system: 8}, minutes: 3}", "result.system must be a"),
+        (f"{{id: a, benchmark: bert, faster: {RESULT}, than: {RESULT}, speedup: '5%'}}", "speedup must be a number"),
+        (f"{{id: a, benchmark: bert, faster: {RESULT}, than: {RESULT}, speedup: 2, per_accelerator: 1}}", "true or"),
+        (f"{{id: a, {BERT}, minutes: 3, speedup: 2}}", "gives minutes and speedup: a claim is a time or a speedup"),
+        ("3", "expected a mapping with a list 'claims'"),
+        ("{id: a}", "expected a mapping with a list 'claims'"),
+        ("claims: {a: 1}", "expected a mapping with a list 'claims', not claims: {'a': 1}"),
+        ("claims: [3]", "claim 1 must be a mapping of the claim's fields, not 3"),
+    ],
+)
+def test_claims_of_the_wrong_type_are_usage_errors(tmp_path, claim, message):
+    """The attack: claims with fields of unexpected types ended in ValueError, AttributeError,
+    OverflowError or TypeError (internal errors), after the whole check. Each is now exit 2 with
+    one line naming the file, the claim, the field, what it must be and what it is."""
+    text = claim if claim in ("3", "{id: a}") or claim.startswith("claims:") else f"claims: [{claim}]\n"
+    code, out, err = audit_claims(tmp_path, text)
+    assert code == 2 and not out, err
+    assert err.startswith("mlperf-audit: error: ") and err.count("\n") == 1, err
+    assert str(tmp_path / "claims.yaml") in err and message in err, err
+
+
+@pytest.mark.parametrize(
+    "claim, message",
+    [
+        (
+            f"{{id: a, {BERT}, minutes: 3, speedup_pct: 5}}",
+            "unknown key 'speedup_pct'; did you mean 'speedup_percent'?",
+        ),
+        ("{id: a, benchmark: bert, result: {submitter: Fixture, systen: x}, minutes: 3}", "did you mean 'system'?"),
+        (
+            "{id: a, benchmark: bret, minutes: 3}",
+            "benchmark 'bret' is no MLPerf Training benchmark; did you mean 'bert'?",
+        ),
+        ("{id: a, benchmark: bert, minutes: 3, zzz: 1}", "unknown key 'zzz' (known: id, benchmark, statement"),
+    ],
+)
+def test_a_misspelt_claim_names_the_closest_known_key(tmp_path, claim, message):
+    """A misspelt key used to leave the claim without its number ("not checkable") without a word."""
+    code, _, err = audit_claims(tmp_path, f"claims: [{claim}]\n")
+    assert code == 2 and message in err, err
+
+
+def test_a_claim_about_a_result_not_in_path_names_the_closest_one(tmp_path):
+    code, out, err = audit_claims(
+        tmp_path, "claims: [{id: a, benchmark: ssd, result: {submitter: Fixture, system: fx_8xh10}, minutes: 40}]\n"
+    )
+    assert_no_crash((code, out, err), "audit")
+    assert (
+        "not checkable" in out and "no ssd result of Fixture/fx_8xh10 in PATH; the closest is Fixture/fx_8xh100" in out
+    )
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("claims: [{id: a, minutes: 'x\n", "not valid YAML: line 2, column 1: found unexpected end of stream"),
+        ("claims:\n  - id: a\n\tbenchmark: b\n", "not valid YAML: line 3, column 1: found character '\\t'"),
+        ("claims: [{id: a, benchmark: bert, minutes: 3, minutes: 4}]\n", "line 1, column 47: the key 'minutes'"),
+        ("claims: " + "[" * 100 + "]" * 100 + "\n", "nested deeper than 64 levels"),
+        ("claims: " + "[" * 50_000 + "]" * 50_000 + "\n", "nested deeper than 64 levels"),
+        (b"claims: [{id: '\xff'}]\n", "the claims file is not UTF-8 text (byte 15)"),
+    ],
+)
+def test_a_yaml_error_is_one_readable_line(tmp_path, text, message):
+    """The attack: a YAML syntax error was shown as one line of literal '\\x0a' (its newlines,
+    escaped); a key given twice kept the last value silently; nesting 50,000 deep ended in
+    RecursionError."""
+    claims = tmp_path / "claims.yaml"
+    claims.write_bytes(text) if isinstance(text, bytes) else claims.write_text(text)
+    code, _, err = run_cli("audit", str(CLEAN / "results" / SYSTEM / "ssd"), "--claims", str(claims))
+    assert code == 2 and err.count("\n") == 1 and "\\x0a" not in err and message in err, err
+
+
+def alias_bomb(levels: int) -> str:
+    """`levels` anchors, each a list of nine aliases to the one before: 9**levels values."""
+    lines = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, levels)]
+    return "\n".join(lines) + f"\nclaims: [{{id: bomb, benchmark: bert, statement: *l{levels - 1}, minutes: 1}}]\n"
+
+
+def test_a_yaml_alias_bomb_in_a_claims_file_is_refused_in_bounded_memory(tmp_path):
+    """The attack: a 538-byte claims file of nine levels of nine aliases took 1.6 GB and ended in
+    MemoryError. Aliases are refused where they are read; the peak is the same for a bomb of 7
+    levels (4.8 million values when expanded) and of 9 (387 million): the expansion never happens."""
+    import tracemalloc
+
+    peaks = []
+    for levels in (7, 9):
+        tracemalloc.start()
+        code, _, err = audit_claims(tmp_path, alias_bomb(levels))
+        peaks.append(tracemalloc.get_traced_memory()[1])
+        tracemalloc.stop()
+        assert code == 2 and "line 2, column" in err and "an alias (*name) repeats an anchored value" in err, err
+    assert len(alias_bomb(9)) < 600
+    assert max(peaks) < 8 << 20 and peaks[1] < 2 * peaks[0], peaks
+
+
+def test_a_rule_case_file_may_use_aliases_but_not_expand_without_bound(tmp_path):
+    """Rule cases reuse a package through an alias (PWR001.yaml); a bomb among them is refused as
+    it is read, with the expansion counted, never performed."""
+    import tracemalloc
+
+    from mlperf_audit.testing import load_cases
+
+    cases = tmp_path / "XYZ001.yaml"
+    cases.write_text("rule: XYZ001\n" + alias_bomb(9).replace("claims:", "cases:"))
+    tracemalloc.start()
+    with pytest.raises(ValueError, match="the document expands to more than 100,000 values"):
+        load_cases(cases)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 8 << 20, peak
+    cases.write_text("rule: XYZ001\nshared: &events [{key: seed, t: 1}]\ncases:\n  - {name: a, events: *events}\n")
+    (case,) = load_cases(cases)
+    assert case.name == "a"
+
+
+def test_the_claims_file_is_read_before_the_check(tmp_path, monkeypatch):
+    """A bad claims file used to be read after the whole check (minutes on a whole round):
+    it fails at once, and no check runs."""
+    from mlperf_audit import api
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("the check ran before the claims file was read")
+
+    monkeypatch.setattr(api, "review", no_check)
+    code, _, err = audit_claims(tmp_path, "claims: [{id: a, benchmark: bert, minutes: abc}]\n")
+    assert code == 2 and "minutes must be a number" in err, err

@@ -32,6 +32,12 @@ Claims file (YAML)::
 A claimed number is supported when it equals the recomputed one to the precision it is written
 with (half a unit of its last digit, at least 1%).
 
+The claims file is read and validated before the check runs (`load_claims`): every field by type
+and range (`Claim`), an unknown key named with the closest known one, a benchmark no round has
+named with the closest one; YAML aliases are refused (`yaml_input`). Any of these is a usage error
+(exit 2) naming the claim and the field. A claim about a result PATH does not hold is "not
+checkable", with the closest result PATH holds.
+
 Names, description fields and claims are shown `visible`, and no line of the text can start a CI
 workflow command. `-o FILE` must lie outside PATH and outside the baseline PATH.
 """
@@ -40,18 +46,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
+import difflib
+import re
 import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-import yaml
+import msgspec
 from tabulate import tabulate
 
-from .. import api, hardware
+from .. import api, hardware, rulesets, yaml_input
 from ..config import load_config
 from ..errors import AuditError, TargetError
+from ..model import open_binary, read_at_most
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible, write_text
 from ..scores import BenchmarkScore, Comparison, best_of
@@ -66,7 +76,73 @@ CAVEATS = {
 
 
 class ClaimsError(AuditError):
-    """The claims file cannot be read."""
+    """The claims file cannot be read, or is not a claims file."""
+
+
+#: A claims file is a few claims written by hand: far below this.
+MAX_CLAIMS_BYTES = 1 << 20
+#: Claimed numbers, as written (an int stays an int: `_tolerance` reads the precision it is written
+#: with), finite and within reason (a speedup of a million, a million minutes, more accelerators
+#: than a description may declare): a NaN, an infinity or a number of hundreds of digits is refused.
+Minutes = Annotated[int, msgspec.Meta(gt=0, le=10**9)] | Annotated[float, msgspec.Meta(gt=0, le=1e9)]
+Speedup = Annotated[int, msgspec.Meta(gt=0, le=10**6)] | Annotated[float, msgspec.Meta(gt=0, le=1e6)]
+Percent = Annotated[int, msgspec.Meta(gt=-100, le=10**8)] | Annotated[float, msgspec.Meta(gt=-100, le=1e8)]
+Accelerators = Annotated[int, msgspec.Meta(ge=1, le=hardware.MAX_ACCELERATORS)]
+
+
+class Party(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A result a claim is about: the submitter folder and the system folder under results/."""
+
+    submitter: str
+    system: str
+
+    def __str__(self) -> str:
+        return f"{self.submitter}/{self.system}"
+
+
+class Claim(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """One claim: a time (`minutes`, of `result`) or a speedup (`speedup` or `speedup_percent`, of
+    `faster` over `than`). A claim without the result or the number it needs is "not checkable"."""
+
+    id: str
+    benchmark: str
+    statement: str = ""
+    result: Party | None = None
+    minutes: Minutes | None = None
+    accelerators: Accelerators | None = None
+    faster: Party | None = None
+    than: Party | None = None
+    speedup_percent: Percent | None = None
+    speedup: Speedup | None = None
+    per_accelerator: bool = False
+
+
+class ClaimsFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    claims: list[Claim]
+
+
+#: What each field must be, as the error says it.
+_PARTY = "a mapping of submitter and system (the folder names, as strings)"
+EXPECTED = {
+    "id": "a string",
+    "benchmark": "a string naming a benchmark",
+    "statement": "a string",
+    "result": _PARTY,
+    "faster": _PARTY,
+    "than": _PARTY,
+    "submitter": "a string",
+    "system": "a string",
+    "minutes": "a number of minutes above 0 (at most 1e9)",
+    "accelerators": f"a whole number from 1 to {hardware.MAX_ACCELERATORS:,}",
+    "speedup_percent": "a number above -100 (at most 1e8)",
+    "speedup": "a number above 0 (at most 1e6)",
+    "per_accelerator": "true or false",
+}
+_FIELDS = {
+    "file": tuple(ClaimsFile.__struct_fields__),
+    "claim": tuple(Claim.__struct_fields__),
+    "party": tuple(Party.__struct_fields__),
+}
 
 
 def samples_to_converge(result: BenchmarkScore) -> float | None:
@@ -82,17 +158,27 @@ def hardware_bound(new: BenchmarkScore, old: BenchmarkScore, software: float) ->
     )
 
 
-def _find(scores: list[BenchmarkScore], benchmark: str, who: dict[str, Any] | None) -> BenchmarkScore | None:
-    if not who:
+def _find(scores: list[BenchmarkScore], benchmark: str, who: Party | None) -> BenchmarkScore | None:
+    if who is None:
         return None
     for result in scores:
-        if (
-            result.benchmark == benchmark
-            and result.submitter == who.get("submitter")
-            and result.system == who.get("system")
-        ):
+        if result.benchmark == benchmark and result.submitter == who.submitter and result.system == who.system:
             return result
     return None
+
+
+def _unmatched(scores: list[BenchmarkScore], benchmark: str, *named: Party | None) -> list[str]:
+    """For each named result that PATH does not hold, a caveat with the closest one it holds."""
+    held = {f"{s.submitter}/{s.system}": s for s in scores if s.benchmark == benchmark}
+    caveats = []
+    for who in named:
+        if who is None or str(who) in held:
+            continue
+        closest = difflib.get_close_matches(str(who), list(held), n=1)
+        caveats.append(
+            f"no {benchmark} result of {who} in PATH" + (f"; the closest is {closest[0]}" if closest else "")
+        )
+    return caveats
 
 
 def _tolerance(written: Any) -> float:
@@ -134,33 +220,29 @@ def _compare(claimed: float, actual: float, tolerance: float, larger_is_better: 
     return "overstated" if more == larger_is_better else "understated"
 
 
-def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVerdict:
-    identifier = str(claim.get("id", "?"))
-    statement = str(claim.get("statement", ""))
-    benchmark = str(claim.get("benchmark", ""))
+def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
+    identifier, statement, benchmark = claim.id, claim.statement, claim.benchmark
     caveats = [CAVEATS[benchmark]] if benchmark in CAVEATS else []
-    if "minutes" in claim:
-        result = _find(scores, benchmark, claim.get("result"))
+    if claim.minutes is not None:
+        result = _find(scores, benchmark, claim.result)
         if result is None or result.score_minutes is None:
             return ClaimVerdict(
                 identifier,
                 statement,
                 "not checkable",
-                claim["minutes"],
+                claim.minutes,
                 None,
-                caveats=caveats + ["no scored result matches the claim"],
+                caveats=caveats + ["no scored result matches the claim"] + _unmatched(scores, benchmark, claim.result),
             )
-        claimed = float(claim["minutes"])
-        tolerance = max(_tolerance(claim["minutes"]), 0.01 * result.score_minutes)
+        claimed = float(claim.minutes)
+        tolerance = max(_tolerance(claim.minutes), 0.01 * result.score_minutes)
         verdict = _compare(claimed, result.score_minutes, tolerance, larger_is_better=False)
-        if "accelerators" in claim and int(claim["accelerators"]) != result.accelerators:
-            verdict = "overstated" if int(claim["accelerators"]) < (result.accelerators or 0) else verdict
-            caveats.append(
-                f"the result used {result.accelerators} accelerators, the claim says {claim['accelerators']}"
-            )
+        if claim.accelerators is not None and claim.accelerators != result.accelerators:
+            verdict = "overstated" if claim.accelerators < (result.accelerators or 0) else verdict
+            caveats.append(f"the result used {result.accelerators} accelerators, the claim says {claim.accelerators}")
         return ClaimVerdict(identifier, statement, verdict, claimed, round(result.score_minutes, 4), caveats=caveats)
-    faster, than = _find(scores, benchmark, claim.get("faster")), _find(scores, benchmark, claim.get("than"))
-    written = claim.get("speedup_percent", claim.get("speedup"))
+    faster, than = _find(scores, benchmark, claim.faster), _find(scores, benchmark, claim.than)
+    written = claim.speedup_percent if claim.speedup_percent is not None else claim.speedup
     if written is None or faster is None or than is None or not faster.score_minutes or not than.score_minutes:
         return ClaimVerdict(
             identifier,
@@ -168,13 +250,15 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
             "not checkable",
             written,
             None,
-            caveats=caveats + ["both results must be scored and the claim must give a speedup"],
+            caveats=caveats
+            + ["both results must be scored and the claim must give a speedup"]
+            + _unmatched(scores, benchmark, claim.faster, claim.than),
         )
     speedup = than.score_minutes / faster.score_minutes
-    per_accelerator = bool(claim.get("per_accelerator"))
+    per_accelerator = claim.per_accelerator
     if per_accelerator and faster.accelerators and than.accelerators:
         speedup *= than.accelerators / faster.accelerators
-    if "speedup_percent" in claim:
+    if claim.speedup_percent is not None:
         claimed = 1 + float(written) / 100
         tolerance = max(_tolerance(written) / 100, 0.01 * speedup)
     else:
@@ -217,19 +301,125 @@ def judge_claim(claim: dict[str, Any], scores: list[BenchmarkScore]) -> ClaimVer
         caveats.append(
             f"work per accelerator per minute: {rate_new:,.6g} against {rate_old:,.6g} ({rate_new / rate_old:.3f}x)"
         )
-    shown = round((speedup - 1) * 100, 2) if "speedup_percent" in claim else round(speedup, 4)
+    shown = round((speedup - 1) * 100, 2) if claim.speedup_percent is not None else round(speedup, 4)
     return ClaimVerdict(identifier, statement, verdict, written, shown, fit, caveats, breakdown)
 
 
-def load_claims(path: str) -> list[dict[str, Any]]:
+def load_claims(path: str) -> list[Claim]:
+    """The claims of a claims file, every field checked by type and range (`Claim`); a
+    `ClaimsError` naming the claim and the field otherwise, read before any check runs."""
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
-        raise ClaimsError(f"{path}: cannot read the claims file: {error}") from None
-    claims = data.get("claims") if isinstance(data, dict) else None
-    if not isinstance(claims, list) or not all(isinstance(c, dict) for c in claims):
+        with open_binary(path) as stream:
+            raw = read_at_most(stream, MAX_CLAIMS_BYTES)
+    except OSError as error:
+        raise ClaimsError(f"{path}: cannot read the claims file: {error.strerror or error}") from None
+    if len(raw) > MAX_CLAIMS_BYTES:
+        raise ClaimsError(f"{path}: the claims file is larger than {MAX_CLAIMS_BYTES >> 20} MiB; not read")
+    try:
+        data = yaml_input.load(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise ClaimsError(f"{path}: the claims file is not UTF-8 text (byte {error.start})") from None
+    except yaml_input.YamlInputError as error:
+        raise ClaimsError(f"{path}: not valid YAML: {error}") from None
+    if not isinstance(data, dict) or "claims" not in data:
         raise ClaimsError(f"{path}: expected a mapping with a list 'claims'")
+    _refuse_unknown_fields(path, data)
+    try:
+        claims = msgspec.convert(data, ClaimsFile).claims
+    except msgspec.ValidationError as error:
+        raise ClaimsError(f"{path}: {_explain(error, data)}") from None
+    for index, claim in enumerate(claims):
+        _check_claim(path, index, claim)
     return claims
+
+
+def _where(index: int, claim: Any) -> str:
+    identifier = claim.get("id") if isinstance(claim, dict) else getattr(claim, "id", None)
+    return f"claim {index + 1}" + (f" ({identifier!r})" if isinstance(identifier, str) else "")
+
+
+def _unknown(where: str, mapping: dict[Any, Any], known: tuple[str, ...]) -> None:
+    for key in mapping:
+        if key not in known:
+            closest = difflib.get_close_matches(str(key), known, n=1) if isinstance(key, str) else []
+            hint = f"; did you mean {closest[0]!r}?" if closest else f" (known: {', '.join(known)})"
+            raise ClaimsError(f"{where}: unknown key {key!r}{hint}")
+
+
+def _refuse_unknown_fields(path: str, data: dict[Any, Any]) -> None:
+    """An unknown key, named with the closest known one (a misspelt `speedup_pct` would otherwise
+    leave a claim without its number, "not checkable", without a word about why)."""
+    _unknown(path, data, _FIELDS["file"])
+    claims = data["claims"]
+    for index, claim in enumerate(claims if isinstance(claims, list) else []):
+        if isinstance(claim, dict):
+            _unknown(f"{path}: {_where(index, claim)}", claim, _FIELDS["claim"])
+            for name in ("result", "faster", "than"):
+                if isinstance(claim.get(name), dict):
+                    _unknown(f"{path}: {_where(index, claim)}: {name}", claim[name], _FIELDS["party"])
+
+
+_STEP = re.compile(r"\.([A-Za-z_]+)|\[([0-9]+)\]")
+
+
+def _explain(error: msgspec.ValidationError, data: Any) -> str:
+    """msgspec's error as the claim, the field, what it must be and what it is: its path
+    (`$.claims[1].minutes`) holds only known names (unknown ones are refused before)."""
+    message, _, location = str(error).partition(" - at `")
+    steps = [(name, int(number) if number else None) for name, number in _STEP.findall(location.rstrip("`"))]
+    value, names, where = data, list[str](), ""  # names: the field's path inside its claim, or in the file
+    for name, number in steps:
+        if number is not None and isinstance(value, list) and number < len(value):
+            if names == ["claims"]:
+                where, names = f"{_where(number, value[number])}: ", []
+            value = value[number]
+        elif name and isinstance(value, dict):
+            value = value.get(name)
+            names.append(name)
+    if "missing required field" in message:
+        missing = message.rsplit("`", 2)[-2] if message.count("`") >= 2 else "?"
+        return f"{where}{'.'.join(names + [missing])} is missing ({EXPECTED.get(missing, 'required')})"
+    if not names:
+        return f"{where.rstrip(': ')} must be a mapping of the claim's fields, not {_brief(value)}"
+    if names == ["claims"]:
+        return f"expected a mapping with a list 'claims', not claims: {_brief(value)}"
+    expected = EXPECTED.get(names[-1], "of another type")
+    return f"{where}{'.'.join(names)} must be {expected}, not {_brief(value)}"
+
+
+def _brief(value: Any) -> str:
+    """A value of the file in a message: its repr, cut short, and no wider than a number can be shown."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"a number of {len(str(abs(value)))} digits"
+    if isinstance(value, datetime.date):  # YAML reads 2024-06-01 as a date
+        return f"the date {value.isoformat()} (quote it to make it text)"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_claim(path: str, index: int, claim: Claim) -> None:
+    """What types cannot say: one kind of claim per claim, and a benchmark some round has."""
+    where = f"{path}: {_where(index, claim)}"
+    speedup_fields = [name for name in ("speedup", "speedup_percent", "faster", "than") if getattr(claim, name)]
+    if claim.minutes is not None and speedup_fields:
+        raise ClaimsError(
+            f"{where}: gives minutes and {', '.join(speedup_fields)}: a claim is a time or a speedup, not both"
+        )
+    if claim.speedup is not None and claim.speedup_percent is not None:
+        raise ClaimsError(f"{where}: gives speedup and speedup_percent: give one")
+    if claim.accelerators is not None and claim.minutes is None:
+        raise ClaimsError(f"{where}: accelerators belongs to a time claim (with minutes)")
+    known = _benchmarks()
+    if claim.benchmark not in known:
+        closest = difflib.get_close_matches(claim.benchmark, sorted(known), n=1)
+        raise ClaimsError(
+            f"{where}: benchmark {claim.benchmark!r} is no MLPerf Training benchmark"
+            + (f"; did you mean {closest[0]!r}?" if closest else f" (known: {', '.join(sorted(known))})")
+        )
+
+
+def _benchmarks() -> set[str]:
+    return {benchmark for ruleset in rulesets.SUPPORTED for benchmark in rulesets.get(ruleset).benchmarks}
 
 
 def _model(result: BenchmarkScore) -> str:
@@ -423,6 +613,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
             raise TargetError(f"{visible(str(path))}: no such file or folder")
     if args.output:
         output_path(args.output, checked)  # refused before the minutes a check takes, not after
+    claimed = load_claims(args.claims) if args.claims else []  # so is a claims file that is not one
     config = load_config(
         target=target,
         config_file=args.config,
@@ -460,7 +651,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         )
         if compared:
             report = dataclasses.replace(report, findings=report.findings + tuple(compared))
-    claims = [judge_claim(claim, scores) for claim in load_claims(args.claims)] if args.claims else []
+    claims = [judge_claim(claim, scores) for claim in claimed]
     if args.format == "json":
         document = report.to_dict()
         document.update({"peers": peers, "baseline": versus, "claims": [c.to_dict() for c in claims]})
