@@ -387,3 +387,53 @@ def test_the_claims_file_is_read_before_the_check(tmp_path, monkeypatch):
     monkeypatch.setattr(api, "review", no_check)
     code, _, err = audit_claims(tmp_path, "claims: [{id: a, benchmark: bert, minutes: abc}]\n")
     assert code == 2 and "minutes must be a number" in err, err
+
+
+# ---------------------------------------------------------------------------------------------
+# Line endings: LF, CRLF and CR alone, in every text the tool reads
+# ---------------------------------------------------------------------------------------------
+
+DOCKERFILE = "ARG FROM_IMAGE_NAME=nvcr.io/nvidia/pytorch:24.09-py3\nFROM ${FROM_IMAGE_NAME}\nWORKDIR /workspace/bert\n"
+
+
+@pytest.mark.parametrize(
+    "dockerfile, line",
+    [
+        # a continuation backslash followed by spaces (Docker continues the line)
+        ("FROM \\   \n  nvcr.io/nvidia/pytorch:latest\nRUN a \\ \t\n  b\nFROM \\  ", 1),
+        ("ARG X=1\nRUN apt-get install \\  \n  curl\nFROM nvcr.io/nvidia/pytorch:latest\n", 4),
+        # CR alone (classic Mac OS), with a continuation
+        ("ARG X=1\rRUN a \\\r b\rFROM nvcr.io/nvidia/pytorch:latest\r", 4),
+        ("ARG X=1\r\nRUN a \\\r\n b\r\nFROM nvcr.io/nvidia/pytorch:latest\r\n", 4),
+    ],
+)
+def test_dockerfile_line_ends_of_every_kind(package, tmp_path, dockerfile, line):
+    """The attack: a Dockerfile line ending in a backslash followed by spaces, or a Dockerfile with
+    CR-only line ends: the continuation lines and their numbers were counted two ways, an
+    IndexError in REP007/REP008 (CHK001) and in `reproduce` (an internal error). Each instruction
+    is read once, with the line it starts on, and REP007 names the `latest` tag at that line."""
+    (package / "benchmarks" / "bert" / "implementations" / "pytorch" / "Dockerfile").write_bytes(dockerfile.encode())
+    findings = findings_of(package)
+    rep007 = [f for f in findings if f["rule"] == "REP007" and f["path"].endswith("Dockerfile")]
+    assert rep007 and rep007[0]["line"] == line and "latest" in rep007[0]["message"], rep007
+    for fmt in ("text", "json", "markdown"):
+        result = run_cli("reproduce", str(package / "results" / SYSTEM / "bert"), "--format", fmt, "--no-cache")
+        assert_no_crash(result, f"reproduce --format {fmt}")
+        assert "nvcr.io/nvidia/pytorch:latest" in result[1]
+
+
+@pytest.mark.parametrize("ending", [b"\r", b"\r\n"])
+def test_result_logs_and_descriptions_with_cr_line_ends(package, ending):
+    """A result log whose lines end in CR alone was one line of 400 records, every one but the
+    last lost ("several records on one line"); the official parser reads it line by line, and so
+    does this one now, with the same findings as its LF copy. A description with CR line ends
+    keeps the line of each field."""
+    bert = package / "results" / SYSTEM / "bert"
+    before = {(f["rule"], f["path"], f["line"]) for f in findings_of(bert)}
+    for log in bert.glob("result_*.txt"):
+        log.write_bytes(log.read_bytes().replace(b"\n", ending))
+    assert {(f["rule"], f["path"], f["line"]) for f in findings_of(bert)} == before
+    description = edit_description(package, SYSTEM, {"number_of_nodes": '"1\u00b2"'})
+    description.write_bytes(description.read_bytes().replace(b"\n", ending))
+    sys002 = [f for f in findings_of(package) if f["rule"] == "SYS002"]
+    assert sys002 and sys002[0]["line"] == 6, sys002

@@ -102,7 +102,13 @@ def read_text(entry: FileEntry) -> str | None:
         return None
     if len(data) > MAX_SOURCE_BYTES or b"\x00" in data[:8192]:
         return None
-    return data.decode("utf-8", errors="replace")
+    return unix_newlines(data.decode("utf-8", errors="replace"))
+
+
+def unix_newlines(text: str) -> str:
+    """`text` with every line ending made LF: CRLF (Windows) and CR alone (classic Mac OS) too, so
+    that whatever reads it by lines or matches a line's end sees one kind."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def normalized(name: str) -> str:
@@ -464,9 +470,7 @@ def base_images(text: str) -> list[BaseImage]:
     arguments: dict[str, str | None] = {}
     stages: set[str] = set()
     images: list[BaseImage] = []
-    joined = re.sub(r"\\\r?\n", " ", text)  # continuation lines; line numbers from the original text
-    offsets = _line_numbers(text)
-    for index, raw in enumerate(joined.splitlines()):
+    for number, raw in instructions(text):
         line = raw.strip()
         upper = line.upper()
         if upper.startswith("ARG "):
@@ -479,21 +483,32 @@ def base_images(text: str) -> list[BaseImage]:
                 continue
             written = words[0]
             if written.lower() not in stages:  # `FROM builder` names an earlier stage, not an image
-                images.append(BaseImage(_expand(written, arguments), offsets[index], written))
+                images.append(BaseImage(_expand(written, arguments), number, written))
             if len(words) >= 3 and words[1].upper() == "AS":
                 stages.add(words[2].lower())
     return images
 
 
-def _line_numbers(text: str) -> list[int]:
-    """For each logical line (continuations joined), the physical line it starts on."""
-    numbers, current, pending = [], 1, False
-    for physical, line in enumerate(text.splitlines(), 1):
-        if not pending:
-            current = physical
-            numbers.append(current)
-        pending = line.rstrip().endswith("\\")
-    return numbers
+def instructions(text: str) -> list[tuple[int, str]]:
+    """A Dockerfile's logical lines, each with the physical line it starts on: a line whose last
+    character other than spaces and tabs is a backslash continues on the next, as Docker reads it.
+    Lines and their numbers come from one pass, whatever ends the lines (LF, CRLF, CR)."""
+    found: list[tuple[int, str]] = []
+    parts: list[str] = []
+    start = 1
+    for number, line in enumerate(unix_newlines(text).split("\n"), 1):
+        if not parts:
+            start = number
+        kept = line.rstrip(" \t")
+        if kept.endswith("\\"):
+            parts.append(kept[:-1])
+            continue
+        parts.append(line)
+        found.append((start, " ".join(parts)))
+        parts = []
+    if parts:  # the last line continues into the end of the file
+        found.append((start, " ".join(parts)))
+    return found
 
 
 def _expand(word: str, arguments: dict[str, str | None]) -> str | None:
