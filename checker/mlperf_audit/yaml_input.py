@@ -12,6 +12,7 @@ keeps the last one without a word) are errors too.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -22,6 +23,9 @@ from yaml.constructor import ConstructorError
 MAX_DEPTH = 64
 #: Values (scalars, lists, mappings) a document may expand to, aliases counted as what they repeat.
 MAX_VALUES = 100_000
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class YamlInputError(ValueError):
@@ -70,6 +74,27 @@ class _PlainLoader(yaml.SafeLoader):
             raise ComposerError(None, None, f"the document expands to more than {MAX_VALUES:,} values", mark)
         if self.children:
             self.children[-1] += size
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            value = super().construct_object(node, deep=deep)  # type: ignore[no-untyped-call]
+        except ValueError as error:  # a scalar no Python value holds: 5,000 digits, the 45th of a month
+            text = str(node.value) if isinstance(node, yaml.ScalarNode) else ""
+            shown = f"{text[:12]}... ({len(text):,} characters)" if len(text) > 60 else repr(text)
+            problem = "more digits than Python reads" if "integer string conversion" in str(error) else str(error)
+            raise ConstructorError(None, None, f"{shown} cannot be read: {problem}", node.start_mark) from None
+        if isinstance(value, str) and _SURROGATE.search(value):
+            # "\ud83d\ude00" escapes one character in two halves, which PyYAML leaves apart
+            try:
+                value = value.encode("utf-16", "surrogatepass").decode("utf-16")
+            except UnicodeDecodeError:
+                raise ConstructorError(
+                    None,
+                    None,
+                    "an escaped half of a character (\\ud800 to \\udfff) without its other half",
+                    node.start_mark,
+                ) from None
+        return value
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
