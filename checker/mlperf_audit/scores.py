@@ -135,7 +135,9 @@ class BenchmarkScore:
 
     @property
     def division(self) -> str | None:
-        return self.system_info.get("division")
+        """The description's division if it is text (the tables show whatever it holds)."""
+        value = self.system_info.get("division")
+        return value if isinstance(value, str) else None
 
     @property
     def accelerators(self) -> int | None:

@@ -13,13 +13,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import shutil
 import tarfile
+import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from mlperf_audit import natural_key
@@ -320,6 +322,10 @@ def test_a_claim_about_a_result_not_in_path_names_the_closest_one(tmp_path):
         ("claims: " + "[" * 100 + "]" * 100 + "\n", "nested deeper than 64 levels"),
         ("claims: " + "[" * 50_000 + "]" * 50_000 + "\n", "nested deeper than 64 levels"),
         (b"claims: [{id: '\xff'}]\n", "the claims file is not UTF-8 text (byte 15)"),
+        # values no Python object holds: an integer past the int-to-str limit, a lone surrogate
+        ("claims: [{id: a, minutes: " + "9" * 5000 + "}]\n", "(5,000 characters) cannot be read: more digits"),
+        ('claims: [{id: "\\ud8df", benchmark: bert}]\n', "an escaped half of a character"),
+        ('claims: "\\ud8df\\udd7a"\n', "expected a mapping with a list 'claims', not claims: '\\U00047d7a'"),
     ],
 )
 def test_a_yaml_error_is_one_readable_line(tmp_path, text, message):
@@ -345,6 +351,7 @@ def test_a_yaml_alias_bomb_in_a_claims_file_is_refused_in_bounded_memory(tmp_pat
     levels (4.8 million values when expanded) and of 9 (387 million): the expansion never happens."""
     import tracemalloc
 
+    audit_claims(tmp_path, "claims: 3\n")  # the plugins loaded and the modules imported, outside the measure
     peaks = []
     for levels in (7, 9):
         tracemalloc.start()
@@ -437,3 +444,159 @@ def test_result_logs_and_descriptions_with_cr_line_ends(package, ending):
     description.write_bytes(description.read_bytes().replace(b"\n", ending))
     sys002 = [f for f in findings_of(package) if f["rule"] == "SYS002"]
     assert sys002 and sys002[0]["line"] == 6, sys002
+
+
+# ---------------------------------------------------------------------------------------------
+# The property: any value in any field of a description or a claims file, through every command
+# and every format
+# ---------------------------------------------------------------------------------------------
+
+
+class Digits(str):
+    """A JSON integer of more digits than Python converts (`json.dumps` cannot write one)."""
+
+
+def to_text(value: object, yaml_floats: bool = False) -> str:
+    """JSON text for any generated value: integers of any length, NaN and the infinities (JSON's
+    `NaN`/`Infinity` as Python reads them; YAML's `.nan`/`.inf` in a claims file)."""
+    if isinstance(value, Digits):
+        return str.__str__(value)
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        if yaml_floats:
+            return ".nan" if value != value else (".inf" if value > 0 else "-.inf")
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, list):
+        return "[" + ", ".join(to_text(item, yaml_floats) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {to_text(v, yaml_floats)}" for k, v in value.items()) + "}"
+    return json.dumps(value)
+
+
+big_integers = (
+    st.sampled_from([Digits("9" * 300), Digits("1" + "0" * 4999), Digits("-" + "7" * 5000)])
+    | st.integers(-(10**400), 10**400)
+    | st.integers(-(2**64), 2**64)
+)
+odd_floats = st.sampled_from([1e308, -1e308, float("inf"), float("-inf"), float("nan"), 5e-324, -0.0]) | st.floats()
+odd_strings = st.sampled_from(["", "1\u00b2", "\u0663", "8", "0", "-1", "1.0", "NaN", "closed", "open", "x" * 300])
+scalars = st.none() | st.booleans() | big_integers | odd_floats | odd_strings | st.text(max_size=8)
+hostile_values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=5,
+)
+DESCRIPTION = json.loads((CLEAN / "systems" / f"{SYSTEM}.json").read_text())
+CLAIMS = {
+    "claims": [
+        {"id": "time", "benchmark": "ssd", "result": {"submitter": "Fixture", "system": SYSTEM}, "minutes": 44.5},
+        {
+            "id": "speedup",
+            "statement": "faster",
+            "benchmark": "ssd",
+            "faster": {"submitter": "Fixture", "system": SYSTEM},
+            "than": {"submitter": "Fixture", "system": SYSTEM},
+            "speedup_percent": 0,
+            "per_accelerator": True,
+        },
+    ]
+}
+#: Where a value goes in the claims file: a path of keys and indexes from the document.
+CLAIM_PLACES = (
+    [("claims",)]
+    + [
+        ("claims", index, *path)
+        for index, claim in enumerate(CLAIMS["claims"])
+        for key, value in claim.items()
+        for path in ([(key, inner) for inner in value] if isinstance(value, dict) else [(key,)])
+    ]
+    + [("claims", 0, "accelerators"), ("claims", 1, "speedup"), ("claims", 0)]
+)
+
+
+def _set(document: dict, path: tuple, value: object) -> dict:
+    document = json.loads(json.dumps(document))
+    *parents, last = path
+    holder = document
+    for step in parents:
+        holder = holder[step]
+    holder[last] = value
+    return document
+
+
+def package_commands(host) -> dict[str, list[str | None]]:
+    """The commands the CLI lists that read a package, each with the formats it offers (None: its
+    one output); `check` offers every format `mlperf-audit formats` lists."""
+    import argparse
+
+    from mlperf_audit.cli import build_parser
+
+    parser = build_parser(host)
+    (commands,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    found: dict[str, list[str | None]] = {}
+    for name, command in commands.choices.items():
+        if name in ("rules", "explain", "plugins", "formats", "cache"):  # read no package
+            continue
+        (fmt,) = [action for action in command._actions if "--format" in action.option_strings] or [None]
+        found[name] = [None] if fmt is None else sorted(fmt.choices or host.formats)
+    return found
+
+
+def run_every_command(host, package: Path, pristine: Path, claims: Path, root: Path, turn: int) -> None:
+    """Every command that reads a package, each in the `turn`-th of its formats (round the list):
+    the six turns 0 to 5 run every format of every command."""
+    commands = package_commands(host)
+    assert set(commands) == {"check", "score", "compare", "audit", "report", "reproduce"}, "a new command to cover"
+    argvs = {
+        "check": [str(package), "--score"],
+        "score": [str(package)],
+        "compare": [str(package), str(pristine)],
+        "audit": [str(package), "--claims", str(claims), "--baseline", str(pristine)],
+        "report": [str(package), "-o", str(root / "report.html")],
+        "reproduce": [str(package / "results" / SYSTEM / "ssd")],
+    }
+    for command, formats in commands.items():
+        fmt = formats[turn % len(formats)]
+        # one cache for the example: the first command checks, the others reuse what it kept
+        # (and the cache's encoding of every value is exercised)
+        argv = [command, *argvs[command], *(["--format", fmt] if fmt else []), "--cache-dir", str(root / "cache")]
+        code, out, err = run_cli(*argv)
+        what = f"{command} --format {fmt}"
+        assert "internal error" not in err and "Traceback" not in err, f"{what}: {err}"
+        assert code in (0, 1) or (code == 2 and command == "audit"), f"{what}: exit {code}: {err}"
+        if code == 2:  # the claims file, refused: one line, naming it
+            assert err.startswith("mlperf-audit: error: ") and str(claims) in err and err.count("\n") == 1, err
+
+
+@settings(
+    max_examples=int(os.environ.get("MLPERF_AUDIT_EXPLORE", "0")) or 4, derandomize=True, deadline=None, database=None
+)
+@given(
+    st.dictionaries(st.sampled_from(sorted(DESCRIPTION)), hostile_values, min_size=1, max_size=3),
+    st.sampled_from(CLAIM_PLACES),
+    hostile_values,
+    st.integers(0, 5),
+)
+# the attacks of the issue, in turns 0 to 5: every format of every command
+@example({"division": 5}, ("claims", 0, "minutes"), "abc", 0)
+@example({"accelerators_per_node": Digits("9" * 5000)}, ("claims", 0, "accelerators"), float("inf"), 1)
+@example({"number_of_nodes": "1\u00b2", "accelerators_per_node": Digits("9" * 400)}, ("claims", 0, "result"), "x", 2)
+@example({"division": 7, "status": [1, {"a": None}]}, ("claims", 1, "speedup_percent"), Digits("9" * 5000), 3)
+@example({"host_processors_per_node": Digits("8" * 3000), "division": 1e308}, ("claims",), {"a": [float("nan")]}, 4)
+@example({"division": None, "system_name": Digits("7" * 300)}, ("claims", 1, "faster", "system"), [], 5)
+def test_any_value_in_a_description_or_a_claim_through_every_command(host, fields, place, claim_value, turn):
+    """Big integers (hundreds and 5,000 digits), 1e308, infinities and NaN, and values of every
+    JSON type where a string or a count is expected, in 1 to 3 fields of a system description and
+    in one field of a claims file, through every command that reads a package, in every format it
+    offers over the six turns: findings, or a usage error naming the claims file; never an
+    internal error. MLPERF_AUDIT_EXPLORE=N explores N examples."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        package, pristine = root / "pkg" / "Fixture", root / "pristine" / "Fixture"
+        for target in (package, pristine):
+            shutil.copytree(CLEAN / "results" / SYSTEM / "ssd", target / "results" / SYSTEM / "ssd")
+            shutil.copytree(CLEAN / "systems", target / "systems")
+        description = {**DESCRIPTION, **fields}
+        (package / "systems" / f"{SYSTEM}.json").write_text(to_text(description))
+        claims = root / "claims.yaml"
+        claims.write_text(to_text(_set(CLAIMS, place, claim_value), yaml_floats=True))
+        run_every_command(host, package, pristine, claims, root, turn)
