@@ -5,8 +5,13 @@ Each test is an attack that ended in an internal error: a description's `divisio
 number beside another's string (the CSV table sorted mixed types), counts of hundreds or thousands
 of digits (a rate divided by one overflowed a float; their product passed the int-to-str limit),
 `"number_of_nodes": "1²"` (`isdigit()` is true for '²', `int()` refuses it), names holding '²' or
-thousands of digits (the natural sort order called `int()` on them), and a log value nested 990
-deep (its members were counted recursively before the depth bound, on Python 3.12 and 3.13)."""
+thousands of digits (the natural sort order called `int()` on them), a log value nested 990 deep
+(its members were counted recursively before the depth bound, on Python 3.12 and 3.13), claims
+files with fields of unexpected types or a YAML alias bomb (read after the whole check), and
+Dockerfiles and logs whose lines end in CR alone or in a backslash and spaces. The last test is
+the property: any value in any field of a description or a claims file, through every command
+and every format.
+"""
 
 from __future__ import annotations
 
