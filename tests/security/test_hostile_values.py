@@ -605,3 +605,16 @@ def test_any_value_in_a_description_or_a_claim_through_every_command(host, field
         claims = root / "claims.yaml"
         claims.write_text(to_text(_set(CLAIMS, place, claim_value), yaml_floats=True))
         run_every_command(host, package, pristine, claims, root, turn)
+
+
+@pytest.mark.parametrize("rate, expected", [("3", 3.0), ("9" * 400, None), ("\u0663", 2.0)])
+def test_a_packing_rate_of_hundreds_of_digits_is_no_rate(rate, expected):
+    """`--average_packing_rate 999...` (400 digits) in a configuration's EXTRA_PARAMS was read as
+    a float's infinity, and every batch size traced from it was infinite; an Arabic-Indic digit
+    was read as a number that no shell passes to the script. Now no rate, and the default."""
+    from mlperf_audit import FileEntry
+    from mlperf_audit_rules.support.sources import Assignment, LaunchConfig
+
+    params = Assignment(f"--packed_samples --average_packing_rate {rate}", "config_x.sh", 3)
+    config = LaunchConfig(FileEntry("config_x.sh", Path("config_x.sh")), {"EXTRA_PARAMS": params})
+    assert config.packing_rate() == expected

@@ -340,8 +340,10 @@ class LaunchConfig:
             return None
         if "--packed_samples" not in extra.value:
             return None if self.packed() else 1.0
-        match = re.search(r"--average_packing_rate[= ](\d+)", extra.value)
-        return float(match.group(1)) if match else 2.0
+        match = re.search(r"--average_packing_rate[= ]([0-9]+)", extra.value)
+        if match is None:
+            return 2.0
+        return number(match.group(1))  # None for a rate of hundreds of digits: a float's infinity
 
 
 #: Benchmarks whose per-accelerator batch variable already includes gradient accumulation
