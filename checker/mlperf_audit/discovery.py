@@ -763,7 +763,8 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
     except UnicodeDecodeError as error:
         return invalid(f"system description is not UTF-8 text (byte {error.start})")
     except RecursionError:
-        return invalid(f"system description nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels)")
+        # as the depth bound below says it: which one a description meets depends on the Python
+        return invalid(f"system description nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not read", 1)
     except json.JSONDecodeError as error:
         return invalid(f"system description is not valid JSON: {error.msg}", error.lineno)
     except ValueError:  # JSON numbers have any number of digits; Python reads at most 4,300 of them

@@ -544,7 +544,9 @@ class _Reader:
         except RecursionError:
             sink.add(
                 Problem.TOO_DEEP,
-                f"record nests JSON too deeply to read (over {MAX_JSON_DEPTH} levels); not parsed",
+                # the message of the depth bound below: which one a record meets depends on the
+                # Python (3.13's decoder goes deeper than 3.11's), the finding must not
+                f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
                 lineno,
                 hint=_DEEP_HINT,
             )

@@ -220,18 +220,31 @@ def test_natural_order_is_the_order_of_the_numbers(names):
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("depth", [990, 5000])
+@pytest.mark.parametrize("depth", [100, 990, 5000])
 def test_a_log_value_nested_990_deep_is_a_finding_on_every_python(package, depth):
     """The attack: a value nested 990 deep. The parser counted the record's members recursively
     before its depth bound: RecursionError (CHK001 or an internal error) on Python 3.12 and 3.13,
-    LOG011 on 3.11. Now LOG011 on all three, whichever decoder gets furthest."""
+    LOG011 on 3.11. Now LOG011 on all three, in the same words whichever bound stops the record
+    (the decoder's recursion or the parser's 64 levels; 3.13's decoder goes deeper than 3.11's), so
+    the finding's fingerprint, and a baseline holding it, is the same on every Python."""
     nested = "[" * depth + "1" + "]" * depth
     bert = package / "results" / SYSTEM / "bert"
     for log in bert.glob("result_*.txt"):
         log.write_text(re.sub(r'("key": "global_batch_size", "value": )[0-9]+', rf"\g<1>{nested}", log.read_text()))
     deep = [f for f in findings_of(bert) if f["rule"] == "LOG011"]
     assert len(deep) == len(list(bert.glob("result_*.txt"))), deep
+    assert {f["message"] for f in deep} == {"record nests JSON too deeply (over 64 levels); not parsed"}
     assert_no_crash(run_cli("score", str(bert), "--format", "json", "--no-cache"), "score")
+
+
+@pytest.mark.parametrize("depth", [100, 990, 5000])
+def test_a_description_nested_deep_is_one_finding_on_every_python(package, depth):
+    """The same for a system description: one message, at line 1, whichever bound stops it."""
+    edit_description(package, SYSTEM, {"hw_notes": "[" * depth + "]" * depth})
+    sys001 = [f for f in findings_of(package) if f["rule"] == "SYS001"]
+    assert [(f["message"], f["line"]) for f in sys001] == [
+        ("system description nests JSON too deeply (over 64 levels); not read", 1)
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
