@@ -82,8 +82,8 @@ class ClaimsError(AuditError):
 #: A claims file is a few claims written by hand: far below this.
 MAX_CLAIMS_BYTES = 1 << 20
 #: Claimed numbers, as written (an int stays an int: `_tolerance` reads the precision it is written
-#: with), finite and within reason (a speedup of a million, a million minutes, more accelerators
-#: than a description may declare): a NaN, an infinity or a number of hundreds of digits is refused.
+#: with), finite and within reason (a billion minutes, a speedup of a million, more accelerators
+#: than any system has): a NaN, an infinity or a number of hundreds of digits is refused.
 Minutes = Annotated[int, msgspec.Meta(gt=0, le=10**9)] | Annotated[float, msgspec.Meta(gt=0, le=1e9)]
 Speedup = Annotated[int, msgspec.Meta(gt=0, le=10**6)] | Annotated[float, msgspec.Meta(gt=0, le=1e6)]
 Percent = Annotated[int, msgspec.Meta(gt=-100, le=10**8)] | Annotated[float, msgspec.Meta(gt=-100, le=1e8)]
