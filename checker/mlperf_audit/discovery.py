@@ -757,8 +757,9 @@ def _system_description(walker: _Walker, entry: FileEntry, submitter: str | None
     if len(raw) > MAX_SYSTEM_JSON_BYTES:
         return invalid(f"system description is larger than {MAX_SYSTEM_JSON_BYTES >> 20} MiB; not read")
     try:
-        # CR-only line ends are JSON whitespace, but neither a line to count nor one `^` starts
-        text = raw.decode("utf-8-sig").replace("\r\n", "\n").replace("\r", "\n")
+        text = raw.decode("utf-8-sig")
+        if "\r" in text:  # CR-only line ends are JSON whitespace, but neither a line to count nor one `^` starts
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         data = json.loads(text)
     except UnicodeDecodeError as error:
         return invalid(f"system description is not UTF-8 text (byte {error.start})")

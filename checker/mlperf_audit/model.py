@@ -282,9 +282,10 @@ class SystemDescription:
     def get(self, name: str) -> Any:
         return None if self.data is None else self.data.get(name)
 
-    def count(self, name: str) -> int | None:
+    def count(self, name: str, signed: bool = False) -> int | None:
         """A count field (`number_of_nodes`, `accelerators_per_node`, `host_processors_per_node`)
-        as a whole number from 0 to `MAX_COUNT`, else None.
+        as a whole number from 0 to `MAX_COUNT` (from -`MAX_COUNT` if `signed`: the official
+        summarizer's `int()` takes "-1", and its tables show what it computes), else None.
 
         Descriptions write counts as digit strings ("8") or JSON numbers (8, 1.0); anything else
         is None here and SYS002 there: booleans, '1²' and other digits `int` refuses or `isdigit`
@@ -292,17 +293,20 @@ class SystemDescription:
         their product is past the int-to-str limit). Code that computes with a count reads it here,
         never with `int()` of the raw value."""
         value = self.get(name)
+        lowest = -MAX_COUNT if signed else 0
         if isinstance(value, str):
             digits = value.strip()
+            sign = -1 if signed and digits.startswith("-") else 1
+            digits = digits[1:] if sign < 0 else digits
             if not (digits.isascii() and digits.isdigit()):
                 return None
             significant = digits.lstrip("0")
-            return int(significant or "0") if len(significant) <= MAX_COUNT_DIGITS else None
+            return sign * int(significant or "0") if len(significant) <= MAX_COUNT_DIGITS else None
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             return None
         if isinstance(value, float) and not value.is_integer():  # NaN and the infinities included
             return None
-        return int(value) if 0 <= value <= MAX_COUNT else None
+        return int(value) if lowest <= value <= MAX_COUNT else None
 
     @property
     def division(self) -> str | None:

@@ -421,9 +421,10 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
         return {}
     d = description.data
     # the summarizer's int() of each count, bounded: an unreadable count leaves the system out, as
-    # its crash does; SYS002 reports it
-    nodes, per_node = description.count("number_of_nodes"), description.count("accelerators_per_node")
-    host_processors = description.count("host_processors_per_node")
+    # its crash does; SYS002 reports it (and a negative one, which the summarizer multiplies)
+    nodes = description.count("number_of_nodes", signed=True)
+    per_node = description.count("accelerators_per_node", signed=True)
+    host_processors = description.count("host_processors_per_node", signed=True)
     if nodes is None or per_node is None or host_processors is None:
         return {}
     try:

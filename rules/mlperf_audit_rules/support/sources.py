@@ -240,7 +240,7 @@ def _sourced_file(implementation: Implementation, entry: FileEntry, word: str) -
 
 def described_count(description: SystemDescription, field_name: str) -> float | None:
     """A count the system description gives (it writes them as strings: "number_of_nodes": "1")."""
-    count = description.count(field_name)
+    count = description.count(field_name, signed=True)  # a negative one disagrees with any configuration
     return None if count is None else float(count)
 
 
