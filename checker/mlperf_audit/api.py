@@ -120,7 +120,8 @@ def review(
     config = config or Config()
     host = host or PluginHost()
     submitters = list(submitters) if submitters is not None else None  # read twice (an iterator would not be)
-    state = tree_state(Path(path), config) if config.cache_dir is not None else None  # before anything is read
+    # taken before anything is read; a collecting pass (the report's curves) keeps no outcome: no state
+    state = tree_state(Path(path), config) if config.cache_dir is not None and collect is None else None
     tree = discover(path)
     config = _configured(tree, config, host)  # the round of the whole repository, even for some submitters
     if submitters is not None:

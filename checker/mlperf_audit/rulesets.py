@@ -27,6 +27,8 @@ from typing import Any, Iterable, Iterator
 
 from mlperf_logging import benchmark_meta
 
+from .safety import visible
+
 USAGE = "training"
 AUTO = "auto"
 DEFAULT = AUTO
@@ -339,8 +341,6 @@ def choose(tree: Any) -> Inference:
     submissions names (`training_results_v4.1/`), else the newest round whose benchmarks include
     every benchmark folder of the package (a package being prepared today wants the newest rules).
     Its `dated` field is the day of the newest run: PKG020 compares it with the round's window."""
-    from .safety import visible  # noqa: PLC0415 - safety imports nothing from here; kept local to stay cycle-free
-
     contents = infer_tree(tree)
     place = named_by_place(tree.root, tree.kind.value)
     if place is not None:
