@@ -1,7 +1,11 @@
 """Configuration: defaults, then a file, then the command line (the command line wins).
 
-The file is, in this order: ``--config FILE``; ``.mlperf-audit.toml`` in the current directory
-(top-level keys); ``pyproject.toml`` in the current directory (table ``[tool.mlperf-audit]``).
+The file is ``--config FILE``, else the nearest one found walking up from the current directory to
+the filesystem root, as ruff finds its own: in each folder, ``.mlperf-audit.toml`` (top-level
+keys), then ``pyproject.toml`` if it has a ``[tool.mlperf-audit]`` table (one without the table
+does not end the walk). A relative ``waivers``, ``baseline`` or ``cache-dir`` in a file is read
+from the folder that holds the file. A table or key that is almost the right one
+(``[tool.mlperf_audit]``, ``fail_on``) is a configuration error naming the right one.
 
 Where a file may come from is a security decision, because a package must not be able to switch
 off its own checks. A file inside the checked PATH, or inside the git repository that holds PATH
@@ -15,7 +19,9 @@ user's, and a cache folder is used only if the user owns it and nobody else can 
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,6 +36,11 @@ DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.CHOICES
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
 KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline", "cache-dir"}
+#: The files looked for in each folder, walking up from the current one, nearest first.
+FILE_NAMES = (".mlperf-audit.toml", "pyproject.toml")
+TABLE = "mlperf-audit"
+#: Settings that name a file or folder: relative ones are read from the configuration file's folder.
+PATH_KEYS = ("waivers", "baseline", "cache-dir")
 
 
 @dataclass(frozen=True)
@@ -161,17 +172,81 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: arrays or tables nest too deeply to read") from None
 
 
+def _squashed(name: str) -> str:
+    return re.sub(r"[-_. ]", "", name.lower())
+
+
+def _near_miss(names: Iterable[Any]) -> str | None:
+    """Among table names, one that was meant as `mlperf-audit` (`mlperf_audit`, `MLPerf-Audit`,
+    `mlperf-audti`): such a table is never read, and saying nothing would let it look obeyed."""
+    names = [name for name in names if isinstance(name, str) and name != TABLE]
+    for name in names:
+        if _squashed(name) == _squashed(TABLE):
+            return name
+    close = difflib.get_close_matches(TABLE, names, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
 def _table(path: Path) -> dict[str, Any] | None:
     data = _read_toml(path)
     if path.name == "pyproject.toml":
         tool = data.get("tool", {})
-        table = tool.get("mlperf-audit") if isinstance(tool, dict) else None
+        table = tool.get(TABLE) if isinstance(tool, dict) else None
         if table is None:
+            meant = _near_miss(tool) if isinstance(tool, dict) else None
+            if meant is not None:
+                raise ConfigError(f"{path}: [tool.{meant}] is not read; the table is [tool.{TABLE}]")
+            meant = TABLE if TABLE in data else _near_miss(data)
+            if meant is not None:
+                raise ConfigError(f"{path}: [{meant}] is not read; the table is [tool.{TABLE}]")
             return None
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.mlperf-audit] must be a table")
+            raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
         return table
+    tool = data.get("tool")
+    if isinstance(tool, dict) and (TABLE in tool or _near_miss(tool)):
+        raise ConfigError(
+            f"{path}: settings of {path.name} are top-level keys (select = [...]), not a "
+            f"[tool.{TABLE}] table, which belongs in pyproject.toml"
+        )
     return data
+
+
+def find_config(cwd: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest configuration file from `cwd` up to the filesystem root, and its table, as ruff
+    finds its own (`find_settings_toml`): a folder's `.mlperf-audit.toml` before its
+    `pyproject.toml`; a `pyproject.toml` without `[tool.mlperf-audit]` is passed over. The walk does
+    not stop at a repository's root, nor does ruff's."""
+    for folder in (cwd, *cwd.parents):
+        for name in FILE_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                table = _table(candidate)
+                if table is not None:
+                    return candidate, table
+    return None
+
+
+def _relative_to_file(table: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The table with its relative file and folder names read from `path`'s folder (as written
+    when that is where they are read from anyway), so that a file found above the current folder
+    names the same files wherever it is found from."""
+    folder = path.parent
+    if Path(os.path.abspath(folder)) == Path(os.path.abspath(os.getcwd())):  # where a relative name is read anyway
+        return table
+    return {
+        key: str(folder / value) if key in PATH_KEYS and isinstance(value, str) and not os.path.isabs(value) else value
+        for key, value in table.items()
+    }
+
+
+def _shown(path: Path, cwd: Path, named: bool) -> str:
+    """How a note names the configuration file: as given, or where it was found from `cwd`."""
+    if named:
+        return str(path)
+    if path.parent == cwd:
+        return f"{path.name} in the current directory"
+    return f"{os.path.relpath(path, cwd)} (found above the current directory)"
 
 
 def _strings(value: Any, key: str, where: Path | str) -> tuple[str, ...]:
@@ -185,7 +260,18 @@ def _strings(value: Any, key: str, where: Path | str) -> tuple[str, ...]:
 def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
     unknown = sorted(set(table) - KEYS)
     if unknown:
-        raise ConfigError(f"{where}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
+        guesses = [
+            f"{name!r}: did you mean {close[0]!r}?"
+            for name in unknown
+            if not isinstance(table[name], dict)  # a sub-table is no misspelt setting
+            for close in [difflib.get_close_matches(name.replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)]
+            if close
+        ]
+        raise ConfigError(
+            f"{where}: unknown setting(s) {', '.join(unknown)}"
+            + (f" ({'; '.join(guesses)})" if guesses else "")
+            + f"; known: {', '.join(sorted(KEYS))}"
+        )
     changes: dict[str, Any] = {}
     if "select" in table:
         changes["select"] = _strings(table["select"], "select", where)
@@ -234,8 +320,11 @@ def load_config(
     baseline: str | None = None,
     cache_dir: str | None = None,
     use_cache: bool = True,
+    discover: bool = True,
 ) -> Config:
-    """Builds the configuration in force; raises ConfigError for anything invalid."""
+    """Builds the configuration in force; raises ConfigError for anything invalid. Without
+    `config_file`, the file is the nearest one above `cwd` (`find_config`), unless `discover` is
+    False (the GitHub Action: a base commit without configuration means the defaults)."""
     config = Config()
     cwd = cwd or Path(os.getcwd())
     notes: list[str] = []
@@ -245,17 +334,14 @@ def load_config(
         path = Path(config_file)
         table = _table(path)
         if table is None:
-            raise ConfigError(f"{config_file}: no [tool.mlperf-audit] table")
-    else:
-        for name in (".mlperf-audit.toml", "pyproject.toml"):
-            candidate = cwd / name
-            if candidate.is_file():
-                table = _table(candidate)
-                if table is not None:
-                    path = candidate
-                    break
+            raise ConfigError(f"{config_file}: no [tool.{TABLE}] table")
+    elif discover:
+        found = find_config(cwd)
+        if found is not None:
+            path, table = found
     if path is not None and table is not None:
-        shown = str(path) if config_file is not None else f"{path.name} in the current directory"
+        shown = _shown(path, cwd, named=config_file is not None)
+        table = _relative_to_file(table, path)
         where_from = in_tree(path, target)
         file_cache_dir = table.get("cache-dir")
         table = {key: value for key, value in table.items() if key != "cache-dir"}

@@ -217,7 +217,12 @@ def run() -> int:
         trusted = base or head
         config_file = trusted_configuration(workspace, trusted, Path(temp)) if _is_repository(workspace) else None
         config = load_config(
-            target=workspace / root, cwd=Path(temp), config_file=config_file, fail_on=fail_on, ruleset=ruleset
+            target=workspace / root,
+            cwd=Path(temp),
+            config_file=config_file,
+            fail_on=fail_on,
+            ruleset=ruleset,
+            discover=False,  # nothing found around the runner's temp folder is the base commit's
         )
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
