@@ -90,7 +90,7 @@ def test_peers_table_on_the_sample(cli, sample):
     green = next(p for p in document["peers"] if p["system"] == "tinybox_green")
     assert "FOR004" in green["stands_out"]
     text = cli("audit", str(sample)).out
-    assert "Peers (work = convergence units per minute per accelerator" in text
+    assert "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator" in text
 
 
 def test_baseline_speedup_beyond_the_hardware(cli, fixtures):
@@ -108,7 +108,9 @@ def test_baseline_speedup_beyond_the_hardware(cli, fixtures):
     )
     document = json.loads(result.out)
     (row,) = document["baseline"]
-    assert row["speedup_per_accelerator"] == pytest.approx(4.0, rel=0.01) and row["verdict"].startswith("exceeds")
+    assert row["work_per_accelerator_minute_ratio"] == pytest.approx(4.0, rel=0.01) and row["verdict"].startswith(
+        "exceeds"
+    )
     assert any(f["rule"] == "AUD007" and f["severity"] == "warning" for f in document["findings"])
 
 
@@ -152,8 +154,10 @@ def test_a_speedup_claim_is_split_into_throughput_and_convergence(cli, sample):
     verdicts = {claim["id"]: claim for claim in document["claims"]}
     # 5.5088 x 8 / (5.21165 x 8): all throughput, the two converge in the same number of samples
     breakdown = verdicts["h200-bert-5pct"]["breakdown"]
-    assert breakdown.startswith("1.057x per accelerator (recomputed) ~ 1.057x throughput")
+    assert breakdown.startswith(
+        "1.057x accelerator-minutes ratio (recomputed) ~ 1.057x work per accelerator-minute ratio"
+    )
     assert "x 1.000x convergence" in breakdown
     # the hardware bound judges the claim's throughput share, not the time ratio
-    assert "the claim's throughput share per accelerator: 4.00x" in verdicts["trillium-per-chip"]["hardware"]
+    assert "the claim's work per accelerator-minute ratio: 4.00x" in verdicts["trillium-per-chip"]["hardware"]
     assert verdicts["gpt3-minutes"]["breakdown"] == ""  # a time claim has no speedup to split

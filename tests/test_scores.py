@@ -176,10 +176,10 @@ def test_compare_two_systems_of_the_sample(cli, sample):
     gpt3 = rows["gpt3"]
     a, b = gpt3["a"]["score_minutes"], gpt3["b"]["score_minutes"]
     assert (gpt3["a"]["accelerators"], gpt3["b"]["accelerators"]) == (512, 256)
-    # by hand: 102.0795 / 96.6645 = 1.0560; per accelerator x 512/256 = 2.1120
+    # by hand: 102.0795 / 96.6645 = 1.0560; accelerator-minutes ratio x 512/256 = 2.1120
     assert gpt3["speedup"] == pytest.approx(102.07948333333334 / 96.66448333333334) == pytest.approx(a / b)
     assert gpt3["speedup"] == pytest.approx(1.0560, abs=1e-4)
-    assert gpt3["speedup_per_accelerator"] == pytest.approx(2.1120, abs=1e-4)
+    assert gpt3["accelerator_minutes_ratio"] == pytest.approx(2.1120, abs=1e-4)
     assert rows["bert"]["a"] is None and rows["bert"]["speedup"] is None  # Google has no bert
     text = cli("compare", str(sample / "Dell"), str(sample / "NVIDIA")).out
     assert "speedup (A/B)" in text and "bert" in text

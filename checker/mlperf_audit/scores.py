@@ -144,8 +144,17 @@ class BenchmarkScore:
         return self.system_info.get("accelerators_count")
 
     @property
+    def accelerator_minutes(self) -> float | None:
+        """Time x accelerators: the score's minutes times the accelerators that trained, what a
+        result cost in accelerator time (None without a score or a count)."""
+        if not self.score_minutes or not self.accelerators:
+            return None
+        return self.score_minutes * self.accelerators
+
+    @property
     def work_rate(self) -> float | None:
-        """Convergence units per minute per accelerator: the olympic mean over the counted runs."""
+        """Work per accelerator-minute (per-accelerator throughput): convergence units per minute per
+        accelerator, the olympic mean over the counted runs."""
         rates = sorted(r.units / r.minutes for r in self.runs if r.counted and r.units and r.minutes and r.minutes > 0)
         if not rates or not self.accelerators:
             return None
@@ -366,6 +375,39 @@ def best_of(scores: Iterable[BenchmarkScore], benchmark: str) -> BenchmarkScore 
     """The result of `benchmark` with the lowest score (None when none has a score)."""
     scored = [s for s in scores if s.benchmark == benchmark and s.score_minutes]
     return min(scored, key=lambda s: s.score_minutes or 0) if scored else None
+
+
+#: The two per-accelerator measures of one result against another, each under one name wherever
+#: it is shown (`compare`, `audit --baseline`, claims, `report`); above 1, `new` is better.
+ACCELERATOR_MINUTES_RATIO = "accelerator-minutes ratio"
+WORK_RATE_RATIO = "work per accelerator-minute ratio"
+#: Their names as table headers, over lines of about 20 columns (the legend gives them whole).
+MEASURE_HEADERS = ("accelerator-minutes\nratio", "work per\naccelerator-minute\nratio")
+
+
+def measures_legend(baseline: str, new: str) -> str:
+    """The two measures defined in a line each, for the text of a table that shows them."""
+    return (
+        f"{ACCELERATOR_MINUTES_RATIO} = {baseline}'s minutes x accelerators / {new}'s (time x accelerators, "
+        f"convergence included)\n{WORK_RATE_RATIO} = {new}'s convergence units per accelerator per minute / "
+        f"{baseline}'s (throughput only)\nabove 1: {new} is better"
+    )
+
+
+def accelerator_minutes_ratio(baseline: BenchmarkScore, new: BenchmarkScore) -> float | None:
+    """`baseline`'s accelerator-minutes over `new`'s: how many times fewer accelerator-minutes `new`
+    took to reach the target. It holds convergence: a recipe that needs more samples at a larger
+    scale costs accelerator-minutes even when each accelerator processes more per minute."""
+    old_cost, new_cost = baseline.accelerator_minutes, new.accelerator_minutes
+    return old_cost / new_cost if old_cost and new_cost else None
+
+
+def work_rate_ratio(baseline: BenchmarkScore, new: BenchmarkScore) -> float | None:
+    """`new`'s work per accelerator-minute over `baseline`'s: how many times more convergence units
+    each accelerator of `new` processes per minute (throughput only; how many units each needed to
+    converge is divided out). What the hardware bounds (`hardware.speedup_bound`, AUD007)."""
+    old_rate, new_rate = baseline.work_rate, new.work_rate
+    return new_rate / old_rate if old_rate and new_rate else None
 
 
 @dataclass(frozen=True)

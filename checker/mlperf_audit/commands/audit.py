@@ -7,9 +7,11 @@ included), then:
 - without a claims file, a peer table per benchmark: each result's score, accelerators, work per
   accelerator per minute and its ratio to the median of its peers, utilisation where the work
   model applies, and the codes of the findings on that result (what stands out);
-- with `--baseline PATH`, the best result of each benchmark in PATH against the baseline's, with
-  the speedup per accelerator against what the hardware supports (the rules of scope
-  "comparison", AUD007 among them, judge the same `Comparison`);
+- with `--baseline PATH`, the best result of each benchmark in PATH against the baseline's: the
+  two per-accelerator measures `compare` shows under the same names (`mlperf_audit.scores`), the
+  accelerator-minutes ratio and the work per accelerator-minute ratio, the latter against what the
+  hardware supports (the rules of scope "comparison", AUD007 among them, judge the same
+  `Comparison`);
 - with `--claims FILE`, a verdict per claim: supported, overstated, understated or not checkable,
   with the recomputed numbers, whether the gain fits what the hardware supports, and caveats.
 
@@ -21,7 +23,7 @@ Claims file (YAML)::
         benchmark: bert
         faster: {submitter: NVIDIA, system: h200_ngc23.09_pytorch}
         than: {submitter: Dell, system: XE9680x8H100-SXM-80GB}
-        speedup_percent: 5          # or speedup: 1.05; per_accelerator: true compares per accelerator
+        speedup_percent: 5          # or speedup: 1.05; per_accelerator: true compares accelerator-minutes
       - id: gpt3-minutes
         statement: "trained GPT-3 in 96.7 minutes on 256 GPUs"
         benchmark: gpt3
@@ -64,7 +66,17 @@ from ..errors import AuditError, TargetError
 from ..model import open_binary, read_at_most
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible, write_text
-from ..scores import BenchmarkScore, Comparison, best_of
+from ..scores import (
+    ACCELERATOR_MINUTES_RATIO,
+    MEASURE_HEADERS,
+    WORK_RATE_RATIO,
+    BenchmarkScore,
+    Comparison,
+    accelerator_minutes_ratio,
+    best_of,
+    measures_legend,
+    work_rate_ratio,
+)
 from . import add_reading_options
 
 #: Above this share of peers' median work per accelerator, a result stands out.
@@ -196,7 +208,7 @@ class ClaimVerdict:
     recomputed: Any = None
     hardware: str = ""
     caveats: list[str] = field(default_factory=list)
-    #: a speedup split into throughput (work per accelerator per minute) and convergence (fewer
+    #: a speedup split into throughput (work per accelerator-minute) and convergence (fewer
     #: units to the target), with the numbers behind each
     breakdown: str = ""
 
@@ -257,7 +269,7 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
     speedup = than.score_minutes / faster.score_minutes
     per_accelerator = claim.per_accelerator
     if per_accelerator and faster.accelerators and than.accelerators:
-        speedup *= than.accelerators / faster.accelerators
+        speedup = accelerator_minutes_ratio(than, faster) or speedup
     if claim.speedup_percent is not None:
         claimed = 1 + float(written) / 100
         tolerance = max(_tolerance(written) / 100, 0.01 * speedup)
@@ -266,7 +278,7 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
         tolerance = max(_tolerance(written), 0.01 * speedup)
     verdict = _compare(claimed, speedup, tolerance)
     bound, basis = hardware_bound(faster, than, hardware.SOFTWARE_SAME_ROUND)
-    rate_new, rate_old = faster.work_rate, than.work_rate
+    rate_new, rate_old, rate_ratio = faster.work_rate, than.work_rate, work_rate_ratio(than, faster)
     stc_new, stc_old = samples_to_converge(faster), samples_to_converge(than)
     gain = claimed if per_accelerator else claimed * (than.accelerators or 1) / (faster.accelerators or 1)
     # what the hardware bounds is throughput: a gain from converging in fewer units is the
@@ -274,18 +286,18 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
     convergence = stc_old / stc_new if stc_new and stc_old else None
     throughput = gain / convergence if convergence else gain
     breakdown = ""
-    if rate_new and rate_old and convergence:
-        per_acc = than.score_minutes * (than.accelerators or 1) / (faster.score_minutes * (faster.accelerators or 1))
+    cost_ratio = accelerator_minutes_ratio(than, faster)
+    if rate_new and rate_old and rate_ratio and cost_ratio and convergence:
         breakdown = (
             # three averages (olympic times, per-run rates, trimmed units): the product is close, not exact
-            f"{per_acc:.3f}x per accelerator (recomputed) ~ {rate_new / rate_old:.3f}x throughput (work per "
-            f"accelerator per minute {rate_new:,.6g} against {rate_old:,.6g}) x {convergence:.3f}x convergence "
+            f"{cost_ratio:.3f}x {ACCELERATOR_MINUTES_RATIO} (recomputed) ~ {rate_ratio:.3f}x {WORK_RATE_RATIO} "
+            f"({rate_new:,.6g} against {rate_old:,.6g}) x {convergence:.3f}x convergence "
             f"({stc_new:,.6g} against {stc_old:,.6g} units to converge)"
         )
     if bound is None:
         fit = f"not checkable: {basis}"
     else:
-        what = "the claim's throughput share per accelerator" if convergence else "the claim per accelerator"
+        what = f"the claim's {WORK_RATE_RATIO}" if convergence else f"the claim's {ACCELERATOR_MINUTES_RATIO}"
         fit = (
             f"fits ({what}: {throughput:.2f}x <= {basis})"
             if throughput <= bound
@@ -297,10 +309,8 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
         )
     if faster.accelerators != than.accelerators and not per_accelerator:
         caveats.append(f"different scales: {faster.accelerators} against {than.accelerators} accelerators")
-    if rate_new and rate_old and not breakdown:
-        caveats.append(
-            f"work per accelerator per minute: {rate_new:,.6g} against {rate_old:,.6g} ({rate_new / rate_old:.3f}x)"
-        )
+    if rate_new and rate_old and rate_ratio and not breakdown:
+        caveats.append(f"{WORK_RATE_RATIO}: {rate_new:,.6g} against {rate_old:,.6g} ({rate_ratio:.3f}x)")
     shown = round((speedup - 1) * 100, 2) if claim.speedup_percent is not None else round(speedup, 4)
     return ClaimVerdict(identifier, statement, verdict, written, shown, fit, caveats, breakdown)
 
@@ -501,8 +511,7 @@ def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) 
         new, old = best_of(scores, benchmark), best_of(baseline, benchmark)
         if new is None or old is None:
             continue
-        rate_new, rate_old = new.work_rate, old.work_rate
-        speedup = rate_new / rate_old if rate_new and rate_old else None
+        speedup = work_rate_ratio(old, new)
         bound, basis = hardware_bound(new, old, hardware.SOFTWARE_ACROSS_ROUNDS)
         verdict = (
             "not checkable"
@@ -516,7 +525,8 @@ def baseline_rows(scores: list[BenchmarkScore], baseline: list[BenchmarkScore]) 
                 "benchmark": benchmark,
                 "new": f"{new.submitter}/{new.system}",
                 "baseline": f"{old.submitter}/{old.system}",
-                "speedup_per_accelerator": speedup,
+                "accelerator_minutes_ratio": accelerator_minutes_ratio(old, new),
+                "work_per_accelerator_minute_ratio": speedup,
                 "hardware_bound": bound,
                 "basis": basis,
                 "verdict": verdict,
@@ -539,7 +549,7 @@ def render_text(
     parts = [
         report_text.rstrip("\n"),
         "",
-        "Peers (work = convergence units per minute per accelerator; vs peers = against the median of the "
+        "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; vs peers = against the median of the "
         "other results on the same accelerator; envelope = the published envelope's bound over the result's "
         "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
     ]
@@ -564,7 +574,7 @@ def render_text(
                 "result",
                 "accelerators",
                 "score (min)",
-                "work/acc/min",
+                "work/acc-min",
                 "vs peers",
                 "utilisation",
                 "envelope",
@@ -582,16 +592,22 @@ def render_text(
                         _shown(v["benchmark"]),
                         _shown(v["new"]),
                         _shown(v["baseline"]),
-                        _fmt(v["speedup_per_accelerator"], ".3f"),
+                        _fmt(v["accelerator_minutes_ratio"], ".3f"),
+                        _fmt(v["work_per_accelerator_minute_ratio"], ".3f"),
                         _fmt(v["hardware_bound"], ".2f"),
                         _shown(v["verdict"]),
                     ]
                     for v in versus
                 ],
-                headers=["benchmark", "result", "baseline", "speedup/acc", "hardware bound", "verdict"],
+                headers=["benchmark", "result", "baseline", *MEASURE_HEADERS, "hardware bound", "verdict"],
                 disable_numparse=True,
             )
         )
+        parts += [
+            "",
+            measures_legend("the baseline", "the result"),
+            f"the hardware bound judges the {WORK_RATE_RATIO}",
+        ]
     if claims:
         parts += ["", "Claims:"]
         for claim in claims:

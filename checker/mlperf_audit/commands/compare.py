@@ -1,9 +1,10 @@
 """`mlperf-audit compare A B`: the scores of two PATHs per benchmark: the basis of every "X% faster" claim.
 
 For each benchmark scored on both sides, the best (lowest) score of each side is compared:
-speedup = A's minutes / B's minutes (above 1: B is faster), and the speedup per accelerator,
-which also divides out the accelerator counts: (A minutes x A accelerators) / (B minutes x B
-accelerators), the ratio of throughput per accelerator.
+speedup = A's minutes / B's minutes (above 1: B is faster), and the two per-accelerator measures,
+defined once in `mlperf_audit.scores` and shown under the same names by `audit --baseline`: the
+accelerator-minutes ratio, (A minutes x A accelerators) / (B minutes x B accelerators), and the
+work per accelerator-minute ratio, B's convergence units per accelerator per minute over A's.
 
 Names come from the packages: both renderings show them `visible`, and no line of the text can
 start a CI workflow command.
@@ -21,7 +22,7 @@ from tabulate import tabulate
 from .. import api
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible
-from ..scores import BenchmarkScore
+from ..scores import MEASURE_HEADERS, BenchmarkScore, accelerator_minutes_ratio, measures_legend, work_rate_ratio
 from . import EXIT_OK, add_reading_options, round_config, write
 
 
@@ -38,11 +39,12 @@ class BenchmarkComparison:
         return self.a.score_minutes / self.b.score_minutes
 
     @property
-    def speedup_per_accelerator(self) -> float | None:
-        speedup = self.speedup
-        if speedup is None or not self.a or not self.b or not self.a.accelerators or not self.b.accelerators:
-            return None
-        return speedup * self.a.accelerators / self.b.accelerators
+    def accelerator_minutes_ratio(self) -> float | None:
+        return accelerator_minutes_ratio(self.a, self.b) if self.a and self.b else None
+
+    @property
+    def work_rate_ratio(self) -> float | None:
+        return work_rate_ratio(self.a, self.b) if self.a and self.b else None
 
     def to_dict(self) -> dict[str, Any]:
         def side(s: BenchmarkScore | None) -> dict[str, Any] | None:
@@ -54,6 +56,8 @@ class BenchmarkComparison:
                 "score_minutes": s.score_minutes,
                 "accelerators": s.accelerators,
                 "accelerator": s.system_info.get("accelerator_model_name"),
+                "accelerator_minutes": s.accelerator_minutes,
+                "work_per_accelerator_minute": s.work_rate,
             }
 
         return {
@@ -61,7 +65,8 @@ class BenchmarkComparison:
             "a": side(self.a),
             "b": side(self.b),
             "speedup": self.speedup,
-            "speedup_per_accelerator": self.speedup_per_accelerator,
+            "accelerator_minutes_ratio": self.accelerator_minutes_ratio,
+            "work_per_accelerator_minute_ratio": self.work_rate_ratio,
         }
 
 
@@ -99,11 +104,29 @@ def _side(score: BenchmarkScore | None) -> list[str]:
 
 def render_text(rows: list[BenchmarkComparison]) -> str:
     table = [
-        [visible(row.benchmark), *_side(row.a), *_side(row.b), _fmt(row.speedup), _fmt(row.speedup_per_accelerator)]
+        [
+            visible(row.benchmark),
+            *_side(row.a),
+            *_side(row.b),
+            _fmt(row.speedup),
+            _fmt(row.accelerator_minutes_ratio),
+            _fmt(row.work_rate_ratio),
+        ]
         for row in rows
     ]
-    header = ["benchmark", "A", "A min", "A accel.", "B", "B min", "B accel.", "speedup (A/B)", "per accelerator"]
-    return no_workflow_commands(tabulate(table, headers=header, disable_numparse=True) + "\n")
+    header = [
+        "benchmark",
+        "A",
+        "A min",
+        "A accel.",
+        "B",
+        "B min",
+        "B accel.",
+        "speedup (A/B)",
+        *MEASURE_HEADERS,
+    ]
+    table_text = tabulate(table, headers=header, disable_numparse=True)
+    return no_workflow_commands(f"{table_text}\n\n{measures_legend('A', 'B')}\n")
 
 
 def render_json(rows: list[BenchmarkComparison], a: str, b: str) -> str:
@@ -111,7 +134,10 @@ def render_json(rows: list[BenchmarkComparison], a: str, b: str) -> str:
 
 
 def add_command(commands: Any) -> None:
-    parser = commands.add_parser("compare", help="per benchmark: the scores of A and B, speedup, per accelerator")
+    parser = commands.add_parser(
+        "compare",
+        help="per benchmark: the scores of A and B, speedup, accelerator-minutes and work per accelerator-minute",
+    )
     parser.add_argument("a", metavar="A", help="a PATH that `check` accepts (the baseline)")
     parser.add_argument("b", metavar="B", help="a PATH that `check` accepts (compared with A)")
     parser.add_argument("--format", default="text", choices=("text", "json"))

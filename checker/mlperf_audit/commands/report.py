@@ -299,6 +299,10 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         f"<p><b>{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info</b>"
         f" · configuration: {html_text(report.config.describe())}</p>",
         "<h2>Scores</h2>",
+        "<p class='muted'>accelerator-minutes = score x accelerators (what the result cost, convergence "
+        "included); work per accelerator-minute = convergence units per minute per accelerator (throughput "
+        "only). <code>compare</code> and <code>audit --baseline</code> give the ratio of each between two results under these "
+        "names.</p>",
         _table(
             [
                 "submitter",
@@ -308,6 +312,8 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
                 "runs",
                 "RCP factor",
                 "score (min)",
+                "accelerator-minutes",
+                "work per accelerator-minute",
                 "run-to-run spread",
                 "note",
             ],
@@ -320,6 +326,8 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
                     len(s.runs),
                     f"{s.rcp_factor:.4f}",
                     None if s.score_minutes is None else f"{s.score_minutes:.3f}",
+                    None if s.accelerator_minutes is None else f"{s.accelerator_minutes:,.1f}",
+                    None if s.work_rate is None else f"{s.work_rate:,.6g}",
                     None if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
                     s.note,
                 ]
