@@ -65,7 +65,7 @@ def test_unknown_accelerator_is_none_and_every_figure_has_a_source():
 @pytest.mark.sample
 def test_claims_about_the_sample(cli, sample):
     result = cli("audit", str(sample), "--claims", str(CLAIMS), "--format", "json")
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err  # some claims are overstated
     document = json.loads(result.out)
     jsonschema.validate(document, SCHEMA)  # the check report's contract, with keys added
     verdicts = {claim["id"]: claim for claim in document["claims"]}

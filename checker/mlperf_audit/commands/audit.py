@@ -38,7 +38,10 @@ The claims file is read and validated before the check runs (`load_claims`): eve
 and range (`Claim`), an unknown key named with the closest known one, a benchmark no round has
 named with the closest one; YAML aliases are refused (`yaml_input`). Any of these is a usage error
 (exit 2) naming the claim and the field. A claim about a result PATH does not hold is "not
-checkable", with the closest result PATH holds.
+checkable", its reason naming what matched nothing (the submitter, the system or the benchmark)
+and the name of the tree that was likely meant: a system named as its description names it
+(`ND_H200_v5 x64`) is led to its folder. An overstated or not checkable claim makes the exit code
+1. docs/claims.md documents the format, the verdicts and the tolerance.
 
 Names, description fields and claims are shown `visible`, and no line of the text can start a CI
 workflow command. `-o FILE` must lie outside PATH and outside the baseline PATH.
@@ -55,7 +58,7 @@ import sys
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Iterable
 
 import msgspec
 from tabulate import tabulate
@@ -179,18 +182,69 @@ def _find(scores: list[BenchmarkScore], benchmark: str, who: Party | None) -> Be
     return None
 
 
+def _closest(name: str, names: Iterable[str]) -> str | None:
+    """The name of `names` that `name` most likely meant: the same but for case, else the only one
+    that `name` begins (`llama2` for `llama2_70b_lora`), else difflib's closest."""
+    names = sorted(set(names))
+    same = [known for known in names if known.casefold() == name.casefold()]
+    if same:
+        return same[0]
+    started = [known for known in names if name and known.casefold().startswith(name.casefold())]
+    if len(started) == 1:
+        return started[0]
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _suggest(name: str, names: Iterable[str]) -> str:
+    closest = _closest(name, names)
+    return f"; did you mean {closest!r}?" if closest else ""
+
+
+def _not_found(scores: list[BenchmarkScore], benchmark: str, who: Party) -> str:
+    """Why PATH holds no scored `benchmark` result of `who`, naming the part that matched nothing
+    (the submitter, the system, the benchmark) and the name of the tree it was likely meant as. A
+    system named as its description names it (`ND_H200_v5 x64`) is matched to its folder."""
+    submitters = {s.submitter for s in scores if s.submitter is not None}
+    if who.submitter not in submitters:
+        described = {str(s.submitter) for s in scores if s.system_info.get("submitter") == who.submitter}
+        if len(described) == 1:
+            folder = described.pop()
+            return (
+                f"no submitter {who.submitter!r} in PATH; did you mean {folder!r}? (its system descriptions "
+                f"name it {who.submitter!r})"
+            )
+        return f"no submitter {who.submitter!r} in PATH{_suggest(who.submitter, submitters)}"
+    own = [s for s in scores if s.submitter == who.submitter]
+    systems = {s.system for s in own if s.system is not None}
+    if who.system not in systems:
+        named_so = [s for s in own if str(s.system_info.get("system", "")).casefold() == who.system.casefold()]
+        # several folders may share a description's name (NVIDIA's "DGX H200"): those of the benchmark
+        meant = {str(s.system) for s in named_so if s.benchmark == benchmark} or {str(s.system) for s in named_so}
+        if meant:
+            folders = " or ".join(repr(folder) for folder in sorted(meant))
+            return (
+                f"no system folder {who.system!r} of {who.submitter} in PATH; did you mean {folders}? (a claim "
+                f"names the folder under results/; {who.system!r} is the system_name its description gives)"
+            )
+        return f"no system {who.system!r} of {who.submitter} in PATH{_suggest(who.system, systems)}"
+    held = {s.benchmark: s for s in own if s.system == who.system}
+    if benchmark not in held:
+        return f"{who} has no {benchmark} result in PATH (it has {', '.join(sorted(held))})"
+    note = held[benchmark].note
+    return f"{who}'s {benchmark} result has no score" + (f" ({note})" if note else "")
+
+
 def _unmatched(scores: list[BenchmarkScore], benchmark: str, *named: Party | None) -> list[str]:
-    """For each named result that PATH does not hold, a caveat with the closest one it holds."""
-    held = {f"{s.submitter}/{s.system}": s for s in scores if s.benchmark == benchmark}
-    caveats = []
+    """For each named result that is not a scored result of PATH, why not (`_not_found`)."""
+    reasons = []
     for who in named:
-        if who is None or str(who) in held:
+        if who is None:
             continue
-        closest = difflib.get_close_matches(str(who), list(held), n=1)
-        caveats.append(
-            f"no {benchmark} result of {who} in PATH" + (f"; the closest is {closest[0]}" if closest else "")
-        )
-    return caveats
+        result = _find(scores, benchmark, who)
+        if result is None or not result.score_minutes:
+            reasons.append(_not_found(scores, benchmark, who))
+    return reasons
 
 
 def _tolerance(written: Any) -> float:
@@ -211,12 +265,15 @@ class ClaimVerdict:
     #: a speedup split into throughput (work per accelerator-minute) and convergence (fewer
     #: units to the target), with the numbers behind each
     breakdown: str = ""
+    #: why a claim is not checkable: what in it matched nothing in PATH, and what was likely meant
+    reason: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "statement": self.statement,
             "verdict": self.verdict,
+            "reason": self.reason,
             "claimed": self.claimed,
             "recomputed": self.recomputed,
             "hardware": self.hardware,
@@ -238,13 +295,9 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
     if claim.minutes is not None:
         result = _find(scores, benchmark, claim.result)
         if result is None or result.score_minutes is None:
+            reasons = _unmatched(scores, benchmark, claim.result) if claim.result else ["the claim names no result"]
             return ClaimVerdict(
-                identifier,
-                statement,
-                "not checkable",
-                claim.minutes,
-                None,
-                caveats=caveats + ["no scored result matches the claim"] + _unmatched(scores, benchmark, claim.result),
+                identifier, statement, "not checkable", claim.minutes, None, caveats=caveats, reason="; ".join(reasons)
             )
         claimed = float(claim.minutes)
         tolerance = max(_tolerance(claim.minutes), 0.01 * result.score_minutes)
@@ -256,15 +309,11 @@ def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
     faster, than = _find(scores, benchmark, claim.faster), _find(scores, benchmark, claim.than)
     written = claim.speedup_percent if claim.speedup_percent is not None else claim.speedup
     if written is None or faster is None or than is None or not faster.score_minutes or not than.score_minutes:
+        reasons = [f"the claim gives no {name}" for name in ("faster", "than") if getattr(claim, name) is None]
+        reasons += ["the claim gives no speedup, speedup_percent or minutes"] if written is None else []
+        reasons += _unmatched(scores, benchmark, claim.faster, claim.than)
         return ClaimVerdict(
-            identifier,
-            statement,
-            "not checkable",
-            written,
-            None,
-            caveats=caveats
-            + ["both results must be scored and the claim must give a speedup"]
-            + _unmatched(scores, benchmark, claim.faster, claim.than),
+            identifier, statement, "not checkable", written, None, caveats=caveats, reason="; ".join(reasons)
         )
     speedup = than.score_minutes / faster.score_minutes
     per_accelerator = claim.per_accelerator
@@ -421,10 +470,10 @@ def _check_claim(path: str, index: int, claim: Claim) -> None:
         raise ClaimsError(f"{where}: accelerators belongs to a time claim (with minutes)")
     known = _benchmarks()
     if claim.benchmark not in known:
-        closest = difflib.get_close_matches(claim.benchmark, sorted(known), n=1)
+        closest = _closest(claim.benchmark, known)
         raise ClaimsError(
             f"{where}: benchmark {claim.benchmark!r} is no MLPerf Training benchmark"
-            + (f"; did you mean {closest[0]!r}?" if closest else f" (known: {', '.join(sorted(known))})")
+            + (f"; did you mean {closest!r}?" if closest else f" (known: {', '.join(sorted(known))})")
         )
 
 
@@ -549,7 +598,8 @@ def render_text(
     parts = [
         report_text.rstrip("\n"),
         "",
-        "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; vs peers = against the median of the "
+        "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; "
+        "vs peers = against the median of the "
         "other results on the same accelerator; envelope = the published envelope's bound over the result's "
         "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
     ]
@@ -611,8 +661,14 @@ def render_text(
     if claims:
         parts += ["", "Claims:"]
         for claim in claims:
-            parts.append(f"- [{claim.verdict}] {_shown(claim.id)}: {_shown(claim.statement)}")
-            parts.append(f"    claimed {_shown(claim.claimed)}, recomputed {_shown(claim.recomputed)}")
+            said = f": {_shown(claim.statement)}" if claim.statement else ""
+            parts.append(f"- [{claim.verdict}] {_shown(claim.id)}{said}")
+            if claim.reason:
+                parts.append(f"    why: {_shown(claim.reason)}")
+            if claim.recomputed is not None:
+                parts.append(f"    claimed {_shown(claim.claimed)}, recomputed {_shown(claim.recomputed)}")
+            elif claim.claimed is not None:
+                parts.append(f"    claimed {_shown(claim.claimed)}, nothing recomputed")
             if claim.breakdown:
                 parts.append(f"    breakdown: {_shown(claim.breakdown)}")
             if claim.hardware:
@@ -678,15 +734,45 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         write_text(args.output, text, checked)
     else:
         sys.stdout.write(text)
-    return report.exit_code
+    return max(report.exit_code, claims_exit_code(claims))
+
+
+#: The verdicts that fail `audit --claims` (exit 1): a claim the results do not support, or one
+#: they cannot check (a gate must not pass a claim nobody verified).
+FAILING_VERDICTS = ("overstated", "not checkable")
+
+
+def claims_exit_code(claims: list[ClaimVerdict]) -> int:
+    return 1 if any(claim.verdict in FAILING_VERDICTS for claim in claims) else 0
+
+
+EXIT_CODES = """\
+exit codes:
+  0  no finding at or above --fail-on, and every claim supported or understated
+  1  a finding at or above --fail-on, or a claim overstated or not checkable
+  2  a usage or configuration error: PATH missing, a claims file that is not valid
+     (unknown key, wrong type, unknown benchmark: one line naming the claim and the field)
+
+The claims file format: docs/claims.md."""
 
 
 def add_command(commands: Any) -> None:
-    parser = commands.add_parser("audit", help="plausibility, forensics, peers and claims: a reviewer's view")
+    parser = commands.add_parser(
+        "audit",
+        help="plausibility, forensics, peers and claims: a reviewer's view",
+        description="Checks and scores PATH with every rule, then shows each result against its peers, "
+        "the best results against a --baseline PATH, and a verdict on each claim of a --claims file.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument("--baseline", metavar="PATH", help="compare each benchmark's best result with this PATH's")
     parser.add_argument("--baseline-ruleset", metavar="RULESET", help="the round of the baseline, if not --ruleset")
-    parser.add_argument("--claims", metavar="FILE", help="a YAML file of claims to verify")
+    parser.add_argument(
+        "--claims",
+        metavar="FILE",
+        help="a YAML file of claims to verify (docs/claims.md); exit 1 if one is overstated or not checkable",
+    )
     parser.add_argument("--format", default="text", choices=("text", "json"))
     parser.add_argument(
         "-o",

@@ -301,8 +301,8 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         "<h2>Scores</h2>",
         "<p class='muted'>accelerator-minutes = score x accelerators (what the result cost, convergence "
         "included); work per accelerator-minute = convergence units per minute per accelerator (throughput "
-        "only). <code>compare</code> and <code>audit --baseline</code> give the ratio of each between two results under these "
-        "names.</p>",
+        "only). <code>compare</code> and <code>audit --baseline</code> give the ratio of each between two "
+        "results under these names.</p>",
         _table(
             [
                 "submitter",
