@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -148,3 +149,31 @@ def test_the_issues_azure_system_name(cli, tmp_path):
         "no system folder 'ND_H200_v5 x64' of Azure in PATH; did you mean 'ND_H200_v5_n64_nemo'?"
     )
     assert found["azure-folder"]["verdict"] == "supported" and result.code == 1  # one claim not checkable
+
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
+
+
+def test_the_format_documents_every_key():
+    from mlperf_audit.commands.audit import EXPECTED, Claim, ClaimsFile, Party
+
+    table = DOC.read_text(encoding="utf-8").split("## Format", 1)[1].split("## Validation", 1)[0]
+    documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))
+    keys = set(Claim.__struct_fields__)
+    assert documented == keys, documented ^ keys
+    assert set(ClaimsFile.__struct_fields__) == {"claims"} and set(Party.__struct_fields__) <= set(EXPECTED)
+    for verdict in ("supported", "understated", "overstated", "not checkable"):
+        assert f"| `{verdict}` |" in DOC.read_text(encoding="utf-8")
+
+
+@pytest.mark.sample
+def test_the_documented_example_is_what_the_sample_gives(cli, sample, tmp_path):
+    """docs/claims.md pastes the output of its example on the real v4.1 sample: it stays true."""
+    text = DOC.read_text(encoding="utf-8")
+    example = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    shown = text.split("```text\n", 1)[1].split("```", 1)[0]
+    claims = tmp_path / "claims.yaml"
+    claims.write_text(example, encoding="utf-8")
+    result = cli("audit", str(sample), "--claims", str(claims), "-j", "1")
+    assert result.code == 1, result.err
+    assert "Claims:\n" + result.out.split("\nClaims:\n", 1)[1] == shown
