@@ -8,7 +8,8 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
 - the model rules read: `Tree`, `Submission`, `SystemDescription`, `BenchmarkFolder`,
   `BenchmarkResult`, `Run`, `LogEvent`, `Implementation`, `FileEntry`, `ArchiveMember`,
   `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `read_at_most` / `natural_key`;
-- scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`; recipes: `Recipe`, `Quoted`;
+- scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`, and the two
+  per-accelerator measures `accelerator_minutes_ratio` and `work_rate_ratio`; recipes: `Recipe`, `Quoted`;
 - reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
   work models); `visible` (package text made safe to show); the parser's limits.
 """
@@ -43,7 +44,16 @@ from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
 from .recipes import Quoted, Recipe
 from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
 from .safety import visible
-from .scores import BenchmarkScore, Comparison, RunScore, Spread, best_of, url_prefix
+from .scores import (
+    BenchmarkScore,
+    Comparison,
+    RunScore,
+    Spread,
+    accelerator_minutes_ratio,
+    best_of,
+    url_prefix,
+    work_rate_ratio,
+)
 
 __all__ = [
     "ENGINE",
@@ -79,6 +89,7 @@ __all__ = [
     "TargetKind",
     "Tree",
     "__version__",
+    "accelerator_minutes_ratio",
     "best_of",
     "hardware",
     "hookimpl",
@@ -88,4 +99,5 @@ __all__ = [
     "rulesets",
     "url_prefix",
     "visible",
+    "work_rate_ratio",
 ]
