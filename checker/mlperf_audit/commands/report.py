@@ -301,7 +301,7 @@ def render(report: Report, scores: list[BenchmarkScore], plots: dict[str, list[s
         "<h2>Scores</h2>",
         "<p class='muted'>accelerator-minutes = score x accelerators (what the result cost, convergence "
         "included); work per accelerator-minute = convergence units per minute per accelerator (throughput "
-        "only). <code>compare</code> and <code>audit --baseline</code> give the ratio of each between two "
+        "only). The compare and audit --baseline commands give the ratio of each between two "
         "results under these names.</p>",
         _table(
             [
