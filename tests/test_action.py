@@ -142,21 +142,22 @@ def test_action_rejects_bad_inputs(pull_request):
 
 
 def test_action_yml_passes_inputs_through_env():
+    """Every input reaches the script as INPUT_<NAME> in the run step's environment, and only there:
+    no script interpolates one."""
     action = yaml.safe_load((REPO / "action.yml").read_text())
     assert action["runs"]["using"] == "composite"
     steps = action["runs"]["steps"]
     for step in steps:
         assert "${{" not in step.get("run", "")  # no input is interpolated into a script
     (run,) = [step for step in steps if step.get("id") == "run"]
-    assert set(run["env"]) == {
-        "INPUT_PATH",
-        "INPUT_RULESET",
-        "INPUT_FAIL_ON",
-        "INPUT_CHANGED_ONLY",
-        "INPUT_SARIF_FILE",
-        "MLPERF_AUDIT_CACHE_DIR",
-        "MLPERF_AUDIT_VENV",
+    passed = {name: value for name, value in run["env"].items() if name.startswith("INPUT_")}
+    expected = {
+        "INPUT_" + name.upper().replace("-", "_"): f"${{{{ inputs.{name} }}}}"
+        for name in action["inputs"]
+        if name != "cache"  # the cache input chooses steps and MLPERF_AUDIT_CACHE_DIR, not the script
     }
+    assert passed == expected
+    assert set(run["env"]) - set(passed) == {"MLPERF_AUDIT_CACHE_DIR", "MLPERF_AUDIT_VENV"}
 
 
 def test_every_python_step_runs_isolated_outside_the_workspace():

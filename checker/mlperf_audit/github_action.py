@@ -4,7 +4,14 @@ virtual environment, outside the workspace: no file of the checkout can shadow a
 Inputs arrive as environment variables (never interpolated into a shell script):
 `INPUT_PATH` (the results repository root in the workspace, default `.`), `INPUT_RULESET`,
 `INPUT_FAIL_ON`, `INPUT_CHANGED_ONLY` (`true`: on a pull request, check only the submitters whose
-files the PR changes), `INPUT_SARIF_FILE` (where to write SARIF; empty: none).
+files the PR changes), `INPUT_SARIF_FILE` (where to write SARIF; empty: none), `INPUT_SELECT` and
+`INPUT_IGNORE` (rule codes, prefixes or names, comma-separated), `INPUT_ANNOTATE_INFO` (`true`:
+info findings are annotated too, within GitHub's limits) and `INPUT_ARGS`: more options of
+`mlperf-audit check`, split as a shell would split them (`shlex`) but never given to one. They are
+read after the other inputs (a `--fail-on` or `--ruleset` there wins, a `--select` or `--ignore`
+adds to the input's), and only the options that choose what is checked are taken (`ARGS_TAKEN`):
+an option that would read or write a file the workflow or a pull request chooses is refused with
+the reason (`ARGS_REFUSED`), and so is anything else, as a usage error (exit code 2).
 
 A pull request must not be able to switch off the gate that checks it. On a pull request the base
 commit comes from the event payload (`GITHUB_EVENT_PATH`; the checkout must include it:
@@ -15,27 +22,41 @@ defaults, never the head's file. On other events they come from the checked comm
 submitters are read from NUL-separated git output, so a name git would quote still counts. The
 script writes annotations to standard output, the Markdown summary to `GITHUB_STEP_SUMMARY`, the
 SARIF file (never through a link), and `errors`, `warnings`, `infos`, `checked` and `exit-code` to
-`GITHUB_OUTPUT`; it exits with the checker's exit code.
+`GITHUB_OUTPUT`; it exits with the checker's exit code. Annotations stay within what GitHub shows
+(`formats.ci.annotate`: errors first, then warnings, 10 of each; infos only when asked), and the
+job summary counts every finding they leave out.
 """
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NoReturn
 
 from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from .discovery import hidden_submission, holds_submission
 from .errors import AuditError
-from .formats.ci import markdown_text, render_github, render_markdown, render_sarif, workflow_data, workflow_property
+from .formats.ci import (
+    STEP_SUMMARY_LIMIT,
+    Annotations,
+    annotate,
+    markdown_text,
+    render_markdown,
+    render_sarif,
+    workflow_data,
+    workflow_property,
+)
 from .plugins import PluginHost
 from .report import Report
 from .safety import visible
@@ -43,6 +64,131 @@ from .safety import visible
 
 class ActionError(AuditError):
     """Bad input or an unusable checkout: exit code 2."""
+
+
+_CONFIGURATION = (
+    "the Action reads its configuration, and the waivers and baseline files it names, from the base "
+    "commit of a pull request (from the checked commit otherwise), never from a work tree a pull request "
+    "writes: set it in .mlperf-audit.toml or [tool.mlperf-audit] there"
+)
+_WRITES = (
+    "the Action writes only its annotations, the job summary and the sarif-file input's SARIF file "
+    "(upload that, or the summary, as an artifact)"
+)
+#: Options of `mlperf-audit check` that the `args` input refuses, and why: each would have the
+#: check read or write a file that whoever writes `args` (or a pull request, where the workflow
+#: puts its data there) chooses, or is another input's.
+ARGS_REFUSED = {
+    "--config": _CONFIGURATION,
+    "--trust-tree-config": _CONFIGURATION,
+    "--waivers": _CONFIGURATION,
+    "--baseline": _CONFIGURATION,
+    "-o": _WRITES,
+    "--output": _WRITES,
+    "--report": _WRITES,
+    "--write-baseline": _WRITES,
+    "--format": _WRITES,
+    "--cache-dir": "the cache input keeps the cache under runner.temp, outside the workspace",
+}
+
+
+class _ArgsParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise ActionError(f"args: {message}")
+
+
+def _args_parser() -> _ArgsParser:
+    """The options of `mlperf-audit check` that only choose what is checked and how strictly."""
+    parser = _ArgsParser(prog="args", add_help=False, allow_abbrev=False)
+    parser.add_argument("--select", action="append")
+    parser.add_argument("--ignore", action="append")
+    parser.add_argument("--fail-on", choices=FAIL_ON_CHOICES)
+    parser.add_argument("--ruleset")
+    parser.add_argument("--partial", action="store_true")
+    parser.add_argument("-j", "--jobs", type=int)
+    parser.add_argument("--no-cache", action="store_true")
+    parser.add_argument("--score", action="store_true")  # the summary always has the scores
+    parser.add_argument("--no-progress", action="store_true")  # a runner's log is no terminal
+    return parser
+
+
+#: What the `args` input takes (`action.yml` lists them).
+ARGS_TAKEN = ("--select", "--ignore", "--fail-on", "--ruleset", "--partial", "-j", "--jobs", "--no-cache")
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What the inputs ask of the check."""
+
+    select: list[str] | None
+    ignore: list[str] | None
+    fail_on: str
+    ruleset: str | None
+    partial: bool
+    jobs: int
+    use_cache: bool
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def check_options(fail_on: str, ruleset: str | None, select: str, ignore: str, args: str) -> CheckOptions:
+    """The inputs as one command line, `args` last; refuses what `ARGS_REFUSED` names and anything
+    that is not an option `ARGS_TAKEN` lists."""
+    try:
+        extra = shlex.split(args)
+    except ValueError as error:
+        raise ActionError(f"args: cannot split {args!r}: {error}") from None
+    for index, token in enumerate(extra):
+        if token == "--" or not token.startswith("-"):
+            if token == "--" or index == 0 or not _takes_value(extra[index - 1]):
+                raise ActionError(
+                    f"args: {token!r} is not an option of mlperf-audit check; the path input names the folder to check"
+                )
+            continue
+        name = token.split("=", 1)[0] if token.startswith("--") else token[:2]
+        if name in ARGS_REFUSED:
+            raise ActionError(f"args: {name} is not taken: {ARGS_REFUSED[name]}")
+        if name not in ARGS_TAKEN:
+            close = difflib.get_close_matches(name, [*ARGS_TAKEN, *ARGS_REFUSED], n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ActionError(
+                f"args: {token!r} is not an option the Action takes{hint}; it takes {', '.join(ARGS_TAKEN)}"
+            )
+    given = [f"--fail-on={fail_on}"]
+    if ruleset is not None:
+        given.append(f"--ruleset={ruleset}")
+    if select.strip():
+        given.append(f"--select={select}")
+    if ignore.strip():
+        given.append(f"--ignore={ignore}")
+    options = _args_parser().parse_args(given + extra)
+    if options.ruleset is not None and options.ruleset not in KNOWN_RULESETS:
+        close = difflib.get_close_matches(options.ruleset, KNOWN_RULESETS, n=1)
+        raise ActionError(
+            f"unsupported ruleset {options.ruleset!r}"
+            + (f" (did you mean {close[0]}?)" if close else "")
+            + f"; supported: {', '.join(KNOWN_RULESETS)}"
+        )
+    if options.jobs is not None and options.jobs < 1:
+        raise ActionError("args: --jobs must be at least 1")
+    return CheckOptions(
+        select=_codes(options.select),
+        ignore=_codes(options.ignore),
+        fail_on=options.fail_on,
+        ruleset=options.ruleset,
+        partial=options.partial,
+        jobs=options.jobs or os.cpu_count() or 1,
+        use_cache=not options.no_cache,
+    )
+
+
+def _takes_value(token: str) -> bool:
+    """Whether `token`, an option written without `=VALUE`, takes the next token as its value."""
+    return token in ("--select", "--ignore", "--fail-on", "--ruleset", "-j", "--jobs")
 
 
 def _git(*args: str, cwd: Path) -> bytes:
@@ -175,10 +321,20 @@ def run() -> int:
     fail_on = os.environ.get("INPUT_FAIL_ON", "error").strip() or "error"
     changed_only = os.environ.get("INPUT_CHANGED_ONLY", "true").strip().lower() == "true"
     sarif_file = os.environ.get("INPUT_SARIF_FILE", "").strip()
+    annotate_info = os.environ.get("INPUT_ANNOTATE_INFO", "false").strip().lower() or "false"
     if fail_on not in FAIL_ON_CHOICES:
         raise ActionError(f"fail-on must be one of {', '.join(FAIL_ON_CHOICES)}, not {fail_on!r}")
     if ruleset is not None and ruleset not in KNOWN_RULESETS:
         raise ActionError(f"unsupported ruleset {ruleset!r}; supported: {', '.join(KNOWN_RULESETS)}")
+    if annotate_info not in ("true", "false"):
+        raise ActionError(f"annotate-info must be true or false, not {annotate_info!r}")
+    options = check_options(
+        fail_on,
+        ruleset,
+        os.environ.get("INPUT_SELECT", ""),
+        os.environ.get("INPUT_IGNORE", ""),
+        os.environ.get("INPUT_ARGS", ""),
+    )
     if root.startswith("/") or ".." in Path(root).parts or not re.fullmatch(r"[\w./ -]+", root):
         raise ActionError(f"path must be a folder inside the workspace, not {root!r}")
     root = str(PurePosixPath(root))  # `./submissions` and `submissions/.` are git's `submissions`
@@ -220,42 +376,33 @@ def run() -> int:
             target=workspace / root,
             cwd=Path(temp),
             config_file=config_file,
-            fail_on=fail_on,
-            ruleset=ruleset,
+            select=options.select,
+            ignore=options.ignore,
+            fail_on=options.fail_on,
+            ruleset=options.ruleset,
+            partial=options.partial,
+            use_cache=options.use_cache,
             discover=False,  # nothing found around the runner's temp folder is the base commit's
         )
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root
         try:
             # one parse for the findings and the summary's scores, in a process per core
-            report: Report = check(root, config, host, submitters=submitters, jobs=os.cpu_count() or 1, score=True)
-            sys.stdout.write(render_github(report))
-            for name in strays:
-                folder = visible(name if root == "." else f"{root}/{name}")
-                hidden = hidden_submission(workspace / root / name) if name.startswith(".") else None
-                why = (
-                    f"a hidden folder holding a submission ({workflow_data(visible(str(hidden.relative_to(workspace))))}), "
-                    "which is not checked%0AMove the submitter's folder to the root, beside the others."
-                    if hidden is not None
-                    else "which holds no results/ or systems/ folder: it is not a submission and was not "
-                    "checked%0AMove the files into a submitter's folder."
-                )
-                sys.stdout.write(
-                    f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
-                    f"{workflow_data(folder)}, {why}\n"
-                )
-            for path in linked:
-                sys.stdout.write(
-                    f"::error file={workflow_property(visible(path))},title=mlperf-audit::the pull "
-                    f"request adds {workflow_data(visible(path))} as a symbolic link or a submodule, "
-                    "which the gate does not follow%0ACommit the files themselves.\n"
-                )
+            report: Report = check(root, config, host, submitters=submitters, jobs=options.jobs, score=True)
+            refused = [_stray(workspace, root, name) for name in strays] + [_linked(path) for path in linked]
+            annotations = annotate(report, annotate_info=annotate_info == "true", gate_errors=refused)
+            sys.stdout.write(_log(report, annotations))
+            header = ""
             if strays or linked:
-                _summary(
+                header = (
                     "### ❌ mlperf-audit: the pull request changes what the gate cannot check: "
                     + ", ".join(f"<code>{markdown_text(name)}</code>" for name in strays + linked)
+                    + "\n"
                 )
-            _summary(render_markdown(report))
+            room = STEP_SUMMARY_LIMIT - len(header.encode()) - 1  # the runner drops a whole summary over 1 MiB
+            _summary(
+                header + render_markdown(report, annotations=annotations, sarif_file=sarif_file or None, limit=room)
+            )
             if sarif_file:
                 _write_sarif(sarif_file, render_sarif(report))
         finally:
@@ -267,6 +414,44 @@ def run() -> int:
     _output("checked", " ".join(submitters) if submitters is not None else root)
     _output("exit-code", exit_code)
     return exit_code
+
+
+def _stray(workspace: Path, root: str, name: str) -> str:
+    """The error command for a changed folder that is not a submitter's."""
+    folder = visible(name if root == "." else f"{root}/{name}")
+    hidden = hidden_submission(workspace / root / name) if name.startswith(".") else None
+    why = (
+        f"a hidden folder holding a submission ({workflow_data(visible(str(hidden.relative_to(workspace))))}), "
+        "which is not checked%0AMove the submitter's folder to the root, beside the others."
+        if hidden is not None
+        else "which holds no results/ or systems/ folder: it is not a submission and was not "
+        "checked%0AMove the files into a submitter's folder."
+    )
+    return (
+        f"::error file={workflow_property(folder)},title=mlperf-audit::the pull request changes "
+        f"{workflow_data(folder)}, {why}"
+    )
+
+
+def _linked(path: str) -> str:
+    """The error command for a changed path that is a symbolic link or a submodule."""
+    return (
+        f"::error file={workflow_property(visible(path))},title=mlperf-audit::the pull "
+        f"request adds {workflow_data(visible(path))} as a symbolic link or a submodule, "
+        "which the gate does not follow%0ACommit the files themselves."
+    )
+
+
+def _log(report: Report, annotations: Annotations) -> str:
+    """The annotations, then the counts, and what was not annotated, in the step's log."""
+    summary = report.summary
+    lines = [
+        *annotations.commands,
+        f"mlperf-audit: {summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info",
+    ]
+    if any(annotations.left.values()):
+        lines.append(f"mlperf-audit: not annotated: {annotations.describe_left()}; the job summary lists them")
+    return "\n".join(lines) + "\n"
 
 
 def _is_submitter(folder: Path) -> bool:

@@ -14,9 +14,10 @@ for what XML or a terminal cannot show.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass
 from itertools import groupby
-from typing import Any
+from typing import Any, Sequence
 from xml.etree import ElementTree
 
 from tabulate import tabulate
@@ -28,8 +29,22 @@ from ..safety import json_document, visible
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 GITHUB_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
-#: GitHub refuses a step summary over 1 MiB; keep well under it.
+#: What GitHub shows of one step's workflow commands: the runner keeps the first 10 errors, the
+#: first 10 warnings and the first 10 notices of a step and only counts the rest
+#: (`_maxCountPerIssueType = 10` in actions/runner, src/Runner.Worker/ExecutionContext.cs, where the
+#: steps of a composite action add theirs to the one step of the job that uses it), and a job shows
+#: at most 50 in all ("10 per step, or 50 per job": github.com/orgs/community/discussions/26680,
+#: zizmorcore/zizmor#634). The rest are dropped without a word.
+ANNOTATIONS_PER_KIND = 10
+ANNOTATIONS_PER_JOB = 50
+#: The runner refuses a whole step summary over 1 MiB (`AttachmentSizeLimit = 1024 * 1024` of
+#: CreateStepSummaryCommand in actions/runner: "$GITHUB_STEP_SUMMARY upload aborted, supports
+#: content up to a size of 1024k"): the summary is then lost, not cut.
+STEP_SUMMARY_LIMIT = 1024 * 1024
+#: What the Markdown report may take of that by default; keep well under it.
 MARKDOWN_LIMIT = 900_000
+#: Rows of one rule in a submitter's table of the Markdown report; the rest are counted in one row.
+ROWS_PER_RULE = 10
 
 
 #: A square bracket, with the backslashes right before it.
@@ -126,23 +141,113 @@ def workflow_property(text: str) -> str:
     return workflow_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(report: Report) -> str:
-    lines = []
-    for finding in report.findings:
-        if finding.waived_by:
-            continue
-        properties = []
-        path = report.repository_path(finding.path)
-        if path is not None:
-            properties.append(f"file={workflow_property(path)}")
-            if finding.line:
-                properties.append(f"line={finding.line}")
-        properties.append(f"title={workflow_property(f'{finding.rule} {finding.name}')}")
-        message = finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")
-        lines.append(f"::{GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{workflow_data(message)}")
+def annotation(report: Report, finding: Finding) -> str:
+    """One finding as a workflow command: an annotation on its file and line."""
+    properties = []
+    path = report.repository_path(finding.path)
+    if path is not None:
+        properties.append(f"file={workflow_property(path)}")
+        if finding.line:
+            properties.append(f"line={finding.line}")
+    properties.append(f"title={workflow_property(f'{finding.rule} {finding.name}')}")
+    message = finding.message + (f"\nHint: {finding.hint}" if finding.hint else "")
+    return f"::{GITHUB_COMMAND[finding.severity]} {','.join(properties)}::{workflow_data(message)}"
+
+
+def _counts(report: Report) -> str:
     summary = report.summary
-    lines.append(f"mlperf-audit: {summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info")
+    return f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info"
+
+
+def render_github(report: Report) -> str:
+    """Every finding that is not waived as a workflow command (as `ruff --output-format github`
+    does), then a line of counts. The Action itself keeps within GitHub's limits (`annotate`)."""
+    lines = [annotation(report, finding) for finding in report.findings if not finding.waived_by]
+    lines.append(f"mlperf-audit: {_counts(report)}")
     return "\n".join(lines) + "\n"
+
+
+#: The kinds of annotation, in the order they are given room: errors first.
+KINDS = (Severity.ERROR, Severity.WARNING, Severity.INFO)
+
+
+@dataclass(frozen=True)
+class Annotations:
+    """The workflow commands of one step, within what GitHub shows, and what they leave out."""
+
+    commands: tuple[str, ...]
+    annotated: dict[Severity, int]  # commands of each kind
+    left: dict[Severity, int]  # findings of each kind without a command
+    info_asked: bool  # whether infos were to be annotated at all
+    annotated_rules: dict[str, int]  # annotations of each rule's findings
+
+    @property
+    def total(self) -> int:
+        return sum(self.annotated.values()) + sum(self.left.values())
+
+    def describe_left(self) -> str:
+        """ "12 errors, 80 warnings and 367 info findings" (only the kinds that left something out)."""
+        return _and([_count(self.left[kind], kind) for kind in KINDS if self.left[kind]])
+
+
+def _count(number: int, kind: Severity) -> str:
+    noun = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "info finding"}[kind]
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _and(parts: list[str]) -> str:
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
+
+
+def _spread(findings: list[Finding]) -> list[int]:
+    """The findings' indices, the first of every rule before the second of any: when only some
+    can be annotated, they show as many different problems as there are (a renamed folder gives
+    ten findings of one rule, which would otherwise take every place)."""
+    taken: Counter[str] = Counter()
+    ranked = []
+    for index, finding in enumerate(findings):
+        ranked.append((taken[finding.rule], index))
+        taken[finding.rule] += 1
+    return [index for _, index in sorted(ranked)]
+
+
+def annotate(
+    report: Report,
+    *,
+    annotate_info: bool = False,
+    gate_errors: Sequence[str] = (),
+    per_kind: int = ANNOTATIONS_PER_KIND,
+    per_job: int = ANNOTATIONS_PER_JOB,
+) -> Annotations:
+    """At most `per_kind` annotations of each kind and `per_job` in all, errors given room first,
+    then warnings, then (only when `annotate_info`) infos; every finding left out is counted, so
+    that the job summary can say so. `gate_errors` are the caller's own error commands (what the
+    Action refuses to check), annotated before the findings' errors."""
+    chosen: dict[Severity, list[str]] = {kind: [] for kind in KINDS}
+    left = dict.fromkeys(KINDS, 0)
+    by_rule: Counter[str] = Counter()
+    room = per_job
+    for kind in KINDS:
+        findings = [f for f in report.findings if f.severity is kind and not f.waived_by]
+        offered = len(findings) + (len(gate_errors) if kind is Severity.ERROR else 0)
+        if kind is Severity.INFO and not annotate_info:
+            left[kind] = offered
+            continue
+        places = max(0, min(per_kind, room, offered))
+        commands = list(gate_errors[:places]) if kind is Severity.ERROR else []
+        picked = sorted(_spread(findings)[: places - len(commands)])  # annotated in report order
+        commands += [annotation(report, findings[index]) for index in picked]
+        by_rule.update(findings[index].rule for index in picked)
+        chosen[kind] = commands
+        left[kind] = offered - len(commands)
+        room -= len(commands)
+    return Annotations(
+        commands=tuple(command for kind in KINDS for command in chosen[kind]),
+        annotated={kind: len(chosen[kind]) for kind in KINDS},
+        left=left,
+        info_asked=annotate_info,
+        annotated_rules=dict(by_rule),
+    )
 
 
 def _xml(text: str) -> str:
@@ -237,7 +342,129 @@ def markdown_text(text: str) -> str:
     return inert_links(visible(text)).translate(_MARKDOWN)
 
 
-def render_markdown(report: Report) -> str:
+@dataclass(frozen=True)
+class _Section:
+    """A collapsible part of the Markdown report whose table can be cut after any row."""
+
+    summary: str  # the HTML of its <summary> line
+    table: list[str]  # header, separator, then one line per row
+    opened: bool = False
+
+    def text(self, rows: int | None = None) -> str:
+        lines = self.table if rows is None else self.table[: 2 + rows]
+        body = "\n".join(lines)
+        return f"\n<details{' open' if self.opened else ''}><summary>{self.summary}</summary>\n\n{body}\n\n</details>"
+
+
+def _table(rows: list[list[str]], headers: list[str]) -> list[str]:
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True).splitlines()
+
+
+def _annotation_note(annotations: Annotations, sarif_file: str | None) -> str:
+    """What the annotations on the files show and what they leave out, in counts that add up."""
+    shown = _and([_count(annotations.annotated[kind], kind) for kind in KINDS if annotations.annotated[kind]])
+    note = f"Annotated on the files: {shown or 'nothing'}."
+    if not any(annotations.left.values()):
+        return note
+    why = []
+    if annotations.left[Severity.ERROR] or annotations.left[Severity.WARNING] or annotations.info_asked:
+        why.append(
+            f"GitHub shows at most {ANNOTATIONS_PER_KIND} annotations of each kind per step "
+            f"and {ANNOTATIONS_PER_JOB} per job, and drops the rest without a word"
+        )
+    if annotations.left[Severity.INFO] and not annotations.info_asked:
+        why.append("info findings are annotated only with <code>annotate-info: true</code>")
+    where = "the tables below list them" + (
+        f", and the SARIF file <code>{markdown_text(sarif_file)}</code> holds every finding" if sarif_file else ""
+    )
+    return f"{note} **Not annotated: {annotations.describe_left()}** ({'; '.join(why)}): {where}."
+
+
+def _by_rule(report: Report, annotations: Annotations | None) -> _Section:
+    """One row per rule: how many findings, how many annotated, in how many submitters."""
+    counted: Counter[str] = Counter()
+    waived: Counter[str] = Counter()
+    submitters: dict[str, set[str]] = defaultdict(set)
+    first: dict[str, Finding] = {}
+    for finding in report.findings:
+        first.setdefault(finding.rule, finding)
+        (waived if finding.waived_by else counted)[finding.rule] += 1
+        submitters[finding.rule].add(finding.submitter or "")
+    order = sorted(first, key=lambda code: (KINDS.index(first[code].severity), -counted[code], code))
+    rows = []
+    for code in order:
+        finding = first[code]
+        rule = report.rule(code)
+        parts = [f"{counted[code]} in {len(submitters[code])} submitter(s)"]
+        if annotations is not None:
+            parts.append(f"{annotations.annotated_rules.get(code, 0)} annotated")
+        if waived[code]:
+            parts.append(f"{waived[code]} waived")
+        rows.append(
+            [
+                finding.severity.value,
+                f"<code>{markdown_text(code)}</code> {markdown_text(finding.name)}",
+                ", ".join(parts),
+                markdown_text(rule.summary if rule is not None else ""),
+            ]
+        )
+    return _Section(
+        f"<b>by rule</b>: {len(order)} rule(s)", _table(rows, ["severity", "rule", "findings", "summary"]), True
+    )
+
+
+def _submitter(report: Report, submitter: str, findings: list[Finding]) -> _Section:
+    """A submitter's findings, errors first; beyond `ROWS_PER_RULE` of one rule, one row counts the rest."""
+    rows = []
+    shown: Counter[str] = Counter()
+    more: dict[str, list[Finding]] = defaultdict(list)
+    for finding in sorted(findings, key=lambda f: KINDS.index(f.severity)):
+        if shown[finding.rule] >= ROWS_PER_RULE:
+            more[finding.rule].append(finding)
+            continue
+        shown[finding.rule] += 1
+        rows.append(
+            [
+                finding.severity.value + (" (waived)" if finding.waived_by else ""),
+                f"<code>{markdown_text(finding.rule)}</code>",
+                markdown_text(
+                    f"{report.repository_path(finding.path) or '-'}" + (f":{finding.line}" if finding.line else "")
+                ),
+                markdown_text(finding.message),
+            ]
+        )
+    for code, rest in more.items():
+        rows.append(
+            [
+                rest[0].severity.value,
+                f"<code>{markdown_text(code)}</code>",
+                "…",
+                f"and {len(rest)} more like these in this submitter (the SARIF and JSON reports list every one)",
+            ]
+        )
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR and not f.waived_by)
+    return _Section(
+        f"<b>{markdown_text(submitter)}</b>: {len(findings)} finding(s), {errors} error(s)",
+        _table(rows, ["severity", "rule", "location", "message"]),
+        opened=errors > 0,
+    )
+
+
+#: Room kept for the line that says the report was cut (its numbers included).
+_CUT_ROOM = 400
+
+
+def render_markdown(
+    report: Report,
+    *,
+    annotations: Annotations | None = None,
+    sarif_file: str | None = None,
+    limit: int = MARKDOWN_LIMIT,
+) -> str:
+    """The job summary: the status, the counts, what the annotations left out (given `annotations`,
+    as the Action does), a table by rule, a table per submitter and the scores. At most `limit`
+    bytes of UTF-8 (GitHub drops a whole step summary over 1 MiB): a table that does not fit is cut
+    after its last row that does, and a line says how much was left out."""
     summary = report.summary
     status = {0: "passed", 1: "failed", 2: "could not complete (internal or plugin error)"}[report.exit_code]
     icon = {0: "✅", 1: "❌", 2: "⚠️"}[report.exit_code]
@@ -250,44 +477,41 @@ def render_markdown(report: Report) -> str:
         f"<code>{markdown_text(report.ruleset)}</code>, mlperf-logging {markdown_text(report.mlperf_logging)}, "
         f"fail-on <code>{markdown_text(report.config.fail_on)}</code>.",
     ]
-    used = sum(len(p.encode()) for p in parts)  # the limit is in bytes, and data may be any script
-    truncated = False
+    if annotations is not None:
+        parts += ["", _annotation_note(annotations, sarif_file)]
+    sections = [_by_rule(report, annotations)] if report.findings else []
     for submitter, group in groupby(report.findings, key=lambda f: f.submitter or "(whole PATH)"):
-        findings = list(group)
-        rows = [
-            [
-                f.severity.value + (" (waived)" if f.waived_by else ""),
-                f"<code>{markdown_text(f.rule)}</code>",
-                markdown_text(f"{report.repository_path(f.path) or '-'}" + (f":{f.line}" if f.line else "")),
-                markdown_text(f.message),
-            ]
-            for f in findings
-        ]
-        errors = sum(1 for f in findings if f.severity is Severity.ERROR and not f.waived_by)
-        table = tabulate(
-            rows, headers=["severity", "rule", "location", "message"], tablefmt="github", disable_numparse=True
-        )
-        section = (
-            f"\n<details{' open' if errors else ''}><summary><b>{markdown_text(submitter)}</b>: "
-            f"{len(findings)} finding(s), "
-            f"{errors} error(s)</summary>\n\n{table}\n\n</details>"
-        )
-        size = len(section.encode())
-        if used + size > MARKDOWN_LIMIT:
-            truncated = True
-            break
-        parts.append(section)
-        used += size
-    if report.scores and not truncated:
-        section = _markdown_scores(report)
-        if used + len(section.encode()) > MARKDOWN_LIMIT:
-            truncated = True
-        else:
-            parts.append(section)
-    if truncated:
+        sections.append(_submitter(report, submitter, list(group)))
+    used = sum(len(part.encode()) + 1 for part in parts) + _CUT_ROOM  # the limit is in bytes; data may be any script
+    for index, section in enumerate(sections):
+        text = section.text()
+        if used + len(text.encode()) + 1 <= limit:
+            parts.append(text)
+            used += len(text.encode()) + 1
+            continue
+        rows = len(section.table) - 2
+        fitting = 0
+        size = len(section.text(0).encode()) + 1
+        while fitting < rows and used + size + len(section.table[2 + fitting].encode()) + 1 <= limit:
+            size += len(section.table[2 + fitting].encode()) + 1
+            fitting += 1
+        if fitting:
+            parts.append(section.text(fitting))
         parts.append(
-            "\n_The summary was cut to stay under GitHub's 1 MiB limit; the SARIF and JSON reports are complete._"
+            f"\n_The summary was cut here to stay under GitHub's 1 MiB limit of a step summary: "
+            f"{rows - fitting} more row(s) of this table and {len(sections) - index - 1} more table(s)"
+            f"{' and the scores' if report.scores else ''} are not shown; the SARIF and JSON reports are complete._"
         )
+        return "\n".join(parts) + "\n"
+    if report.scores:
+        scores = _markdown_scores(report)
+        if used + len(scores.encode()) + 1 <= limit:
+            parts.append(scores)
+        else:
+            parts.append(
+                "\n_The scores are not shown, to stay under GitHub's 1 MiB limit of a step summary; "
+                "the JSON report holds them._"
+            )
     return "\n".join(parts) + "\n"
 
 
