@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
+
+from conftest import published_rounds
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -233,3 +237,142 @@ def test_action_yml_keeps_the_cache_outside_the_workspace():
     assert restore["with"]["key"] == save["with"]["key"] and "github.run_id" in save["with"]["key"]
     assert save["if"].startswith("always()") and steps[3]["if"].startswith("always()")
     assert "runner.temp" in steps[2]["env"]["MLPERF_AUDIT_CACHE_DIR"]
+
+
+# ---------------------------------------------------------------- annotations within GitHub's limits
+
+#: What GitHub shows of one step (actions/runner keeps 10 of each kind) and of one job.
+PER_KIND, PER_JOB = 10, 50
+KINDS = ("error", "warning", "notice")
+_COUNTED = re.compile(r"(\d+) (error|warning|info finding)s?\b")
+_COMMAND = re.compile(r"^::(error|warning|notice) ", re.MULTILINE)
+
+
+def run_push(
+    workspace: Path, tmp_path: Path, **inputs: str
+) -> tuple[subprocess.CompletedProcess[str], dict, str, dict]:
+    """The script on a push: the whole `workspace` checked, the SARIF file written outside it."""
+    summary, outputs, sarif = tmp_path / "summary.md", tmp_path / "outputs.txt", tmp_path / "out.sarif"
+    summary.write_text("")
+    outputs.write_text("")
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))},
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        "INPUT_SARIF_FILE": str(sarif),
+        **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
+    }
+    result = subprocess.run(
+        [sys.executable, "-I", "-m", "mlperf_audit.github_action"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
+    document = json.loads(sarif.read_text()) if sarif.exists() else {}
+    return result, values, summary.read_text(), document
+
+
+def _claimed(summary: str, label: str, end: str) -> Counter:
+    """The counts the summary gives after `label` ("Annotated on the files:", "Not annotated:")."""
+    if label not in summary:
+        return Counter()
+    text = summary.split(label, 1)[1].split(end, 1)[0]
+    kind = {"error": "error", "warning": "warning", "info finding": "notice"}
+    return Counter({kind[noun]: int(number) for number, noun in _COUNTED.findall(text)})
+
+
+def _listed(summary: str) -> Counter:
+    """Findings the summary's submitter tables list: a row each, or the count of an "and N more" row."""
+    listed: Counter = Counter()
+    for section in summary.split("<details")[1:]:
+        if "<b>by rule</b>" in section or "<b>scores</b>" in section:
+            continue
+        for line in section.splitlines():
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if len(cells) != 4 or cells[0].split(" ")[0] not in ("error", "warning", "info") or "waived" in cells[0]:
+                continue
+            more = re.fullmatch(r"and (\d+) more like these.*", cells[3])
+            kind = {"info": "notice"}.get(cells[0], cells[0])
+            listed[kind] += int(more.group(1)) if more else 1
+    return listed
+
+
+def assert_within_limits(result, values, summary: str, sarif: dict, annotate_info: bool) -> Counter:
+    """At most 10 annotations of each kind and 50 in all, errors first, infos only when asked; the
+    summary says how many of each kind are annotated and counts the rest, and both add up to the
+    findings the check made (its outputs), which the summary's tables and the SARIF file list."""
+    order = _COMMAND.findall(result.stdout)
+    annotated = Counter(order)
+    totals = {"error": int(values["errors"]), "warning": int(values["warnings"]), "notice": int(values["infos"])}
+    assert order == sorted(order, key=KINDS.index), "errors first, then warnings, then notices"
+    assert all(annotated[kind] <= PER_KIND for kind in KINDS) and sum(annotated.values()) <= PER_JOB
+    assert annotated["error"] == min(PER_KIND, totals["error"])
+    assert annotated["warning"] == min(PER_KIND, totals["warning"])
+    assert annotated["notice"] == (min(PER_KIND, totals["notice"]) if annotate_info else 0)
+    claimed = _claimed(summary, "Annotated on the files:", ".")
+    left = _claimed(summary, "Not annotated:", "**")
+    for kind in KINDS:
+        assert claimed[kind] == annotated[kind], (kind, claimed, annotated)
+        assert annotated[kind] + left[kind] == totals[kind], (kind, annotated, left, totals)
+    assert _listed(summary) == Counter({kind: n for kind, n in totals.items() if n})
+    assert len(sarif["runs"][0]["results"]) == sum(totals.values())
+    assert len(summary.encode()) <= 1024 * 1024
+    return annotated
+
+
+@pytest.mark.sample
+@pytest.mark.parametrize("annotate_info", [False, True], ids=["default", "annotate-info"])
+def test_annotations_of_the_sample_stay_within_githubs_limits(sample, tmp_path, annotate_info):
+    result, values, summary, sarif = run_push(
+        sample, tmp_path, annotate_info="true" if annotate_info else "false", fail_on="never"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    annotated = assert_within_limits(result, values, summary, sarif, annotate_info)
+    assert int(values["infos"]) > PER_KIND  # the sample has more infos than GitHub would show
+    assert ("info findings are annotated only with" in summary) is not annotate_info
+    assert annotated["notice"] == (PER_KIND if annotate_info else 0)
+
+
+@pytest.mark.sample
+def test_errors_take_the_annotations_first_one_rule_after_another(sample, tmp_path):
+    """More errors than GitHub shows: ten are annotated, before any warning, and every rule that
+    found an error has one of them before any rule has two."""
+    workspace = tmp_path / "results"
+    shutil.copytree(sample, workspace)
+    for path in [workspace, *workspace.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    for folder in sorted({log.parent for log in workspace.glob("*/results/*/*/result_*.txt")}):
+        log = sorted(folder.glob("result_*.txt"))[0]
+        lines = log.read_text().splitlines(True)
+        log.write_text("".join(lines[:2] + [':::MLLOG {"namespace": "", "time_ms": 1, "key": \n'] + lines[2:]))
+    result, values, summary, sarif = run_push(workspace, tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert int(values["errors"]) > PER_KIND and int(values["warnings"]) > PER_KIND
+    assert_within_limits(result, values, summary, sarif, annotate_info=False)
+    error_rules = {r["ruleId"] for r in sarif["runs"][0]["results"] if r["level"] == "error"}
+    annotated_rules = set(re.findall(r"^::error .*?title=(\w+) ", result.stdout, re.MULTILINE))
+    assert annotated_rules == error_rules if len(error_rules) <= PER_KIND else len(annotated_rules) == PER_KIND
+    assert f"Not annotated: {int(values['errors']) - PER_KIND} errors" in summary
+
+
+def _published_round(version: str) -> Path:
+    found = published_rounds().get(version)
+    if found is None:
+        pytest.skip(f"the v{version} round is not under $MLPERF_AUDIT_ROUNDS")
+    return found
+
+
+def test_annotations_of_the_whole_v4_1_round_stay_within_githubs_limits(tmp_path):
+    """Issue 26's "Done when": the Action once wrote 399 annotations for this round (5 errors, 27
+    warnings, 367 notices), of which GitHub showed 10 of each kind and dropped the rest unsaid."""
+    result, values, summary, sarif = run_push(_published_round("4.1"), tmp_path, args="--jobs 2")
+    assert result.returncode == 1, result.stdout + result.stderr
+    annotated = assert_within_limits(result, values, summary, sarif, annotate_info=False)
+    assert annotated["error"] > 0 and annotated["notice"] == 0
+    assert "the job summary lists them" in result.stdout
