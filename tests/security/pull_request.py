@@ -65,10 +65,11 @@ class PullRequest:
         action: Path = REPO / "action.yml",
         skip: tuple[str, ...] = ("install",),
         python_bin: Path | None = None,
+        inputs: dict[str, str] | None = None,
     ) -> tuple[subprocess.CompletedProcess[str], dict[str, list[str]], str]:
         """Commits the head and runs every step of `action` but those named in `skip` (by default the
         install: the session's install made the environment), as the `pull_request` event of that
-        head, with `python_bin` holding the runner's `python3`."""
+        head, with `python_bin` holding the runner's `python3` and `inputs` over the defaults here."""
         if stage:
             git(self.repo, "add", "-A")
         git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
@@ -94,7 +95,14 @@ class PullRequest:
         runner = Runner(action, REPO, temp, python_bin or self.installed.python_bin, self.tmp / "cache-store")
         ran = runner.run(
             self.repo,
-            {"path": self.root, "ruleset": "", "fail-on": "error", "changed-only": "true", "sarif-file": sarif},
+            {
+                "path": self.root,
+                "ruleset": "",
+                "fail-on": "error",
+                "changed-only": "true",
+                "sarif-file": sarif,
+                **(inputs or {}),
+            },
             {
                 "GITHUB_EVENT_NAME": "pull_request",
                 "GITHUB_EVENT_PATH": str(event),

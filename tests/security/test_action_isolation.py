@@ -7,6 +7,7 @@ pull request broke a log. Each test runs the steps of `action.yml` as a runner d
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from .action_runner import SHADOWS, Runner, marks_left, plant_shadows
-from .pull_request import REPO, InstalledAction, PullRequest
+from .pull_request import REPO, InstalledAction, PullRequest, git
 
 OLD_ACTION = REPO / "tests" / "data" / "action-before-issue-25.yml"
 #: The old Action installed into the runner's own Python: here, the session's environment stands for it.
@@ -148,3 +149,103 @@ def test_cache_entries_saved_by_a_pr_run_cannot_change_a_later_verdict(pr: PullR
         path.write_bytes(forged[: len(forged) // 2] if index % 2 else forged)
     again, again_values, _ = pr.run()
     assert again.returncode == first.returncode and again_values["errors"] == first_values["errors"]
+
+
+def test_the_action_installs_into_its_own_environment_not_the_runners(installed_action: InstalledAction):
+    """Issue 26, item 11: the Action once installed into the runner's own Python. Its environment
+    lies under runner.temp, and the runner's `python3` is left as it was (it cannot even import it)."""
+    assert installed_action.venv.name == "mlperf-audit-venv"
+    temp = installed_action.venv.parent
+    assert (temp / "step-0.sh").is_file()  # the install step ran from this runner folder
+    runner_python = installed_action.python_bin / "python3"
+    bare = subprocess.run([str(runner_python), "-I", "-c", "import mlperf_audit"], capture_output=True, text=True)
+    assert bare.returncode == 1 and "No module named 'mlperf_audit'" in bare.stderr
+    own = subprocess.run([str(installed_action.venv / "bin" / "python"), "-I", "-m", "mlperf_audit", "--version"])
+    assert own.returncode == 0
+
+
+# ---------------------------------------------------------------- inputs (issue 26, item 11)
+
+
+def _annotated_rules(stdout: str) -> set[str]:
+    return set(re.findall(r"^::(?:error|warning|notice) .*?title=(\w+) ", stdout, re.MULTILINE))
+
+
+def test_the_args_select_and_ignore_inputs_are_honoured(pr: PullRequest):
+    """The broken log gives SEED006 (an error) and LOG005 (a warning)."""
+    pr.base()
+    pr.break_a_log()
+    result, values, _ = pr.run()
+    assert result.returncode == 1 and {"SEED006", "LOG005"} <= _annotated_rules(result.stdout), result.stdout
+    # without SEED006 only a warning is left: the exit code is 1 only because --fail-on warning is obeyed
+    result, values, _ = pr.run(inputs={"args": "--ignore SEED006 --fail-on warning"})
+    assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
+    assert "SEED006" not in _annotated_rules(result.stdout) and values["errors"] == ["0"]
+    # the select input and args together: only LOG005, the ruleset args names, and nothing fails
+    result, values, summary = pr.run(inputs={"select": "LOG005", "args": "--fail-on never --ruleset 'training-5.0.0'"})
+    assert result.returncode == 0 and values["exit-code"] == ["0"], result.stdout + result.stderr
+    assert _annotated_rules(result.stdout) == {"LOG005"}
+    assert "ruleset <code>training-5.0.0</code>" in summary
+
+
+def test_no_input_reaches_a_shell(pr: PullRequest, tmp_path: Path):
+    """Inputs are passed in the step's environment and split by shlex, never by a shell: command
+    substitutions, separators and `${{ }}` expressions in them are text."""
+    pr.base()
+    pr.break_a_log()
+    marks = tmp_path / "marks"
+    marks.mkdir()
+
+    def attack(name: str) -> str:
+        mark = marks / name
+        return f"$(touch {mark}-a) `touch {mark}-b`; touch {mark}-c && touch {mark}-d | touch {mark}-e"
+
+    expression = "${{ github.workspace }}"
+    result, values, _ = pr.run(inputs={"args": f"{attack('args')} {expression}"})
+    assert result.returncode == 2 and "exit-code" not in values
+    assert result.stdout.startswith("::error title=mlperf-audit::args: '$(touch"), result.stdout
+    result, _, _ = pr.run(inputs={"select": attack("select")})
+    assert result.returncode == 2 and "unknown rule selector '$(touch" in result.stdout, result.stdout
+    result, _, _ = pr.run(inputs={"ignore": f"{expression},{attack('ignore')}"})
+    assert result.returncode == 2 and f"unknown rule selector '{expression}'" in result.stdout, result.stdout
+    result, _, _ = pr.run(inputs={"annotate-info": f"true; {attack('annotate-info')}"})
+    assert result.returncode == 2 and "annotate-info must be true or false" in result.stdout
+    assert sorted(path.name for path in marks.iterdir()) == []
+    scripts = "".join(path.read_text() for path in (pr.tmp / "runner-temp").glob("step-*.sh"))
+    assert "touch" not in scripts and "github.workspace" not in scripts
+
+
+@pytest.mark.parametrize(
+    ("args", "reason"),
+    [
+        ("--config .mlperf-audit.toml", "reads its configuration"),
+        ("--trust-tree-config", "reads its configuration"),
+        ("--waivers waivers.toml", "reads its configuration"),
+        ("--baseline=baseline.json", "reads its configuration"),
+        ("-o out.txt", "writes only"),
+        ("-oout.txt", "writes only"),
+        ("--output out.txt", "writes only"),
+        ("--report sarif:out.sarif", "writes only"),
+        ("--write-baseline baseline.json", "writes only"),
+        ("--format json", "writes only"),
+        ("--cache-dir .cache", "outside the workspace"),
+        ("--partial Fixture", "the path input names"),
+        ("-- --partial", "the path input names"),
+        ("--selct LOG005", "did you mean --select"),
+        ("--conf x.toml", "not an option the Action takes"),
+        ("--fail-on sometimes", "invalid choice"),
+        ("--ruleset training-4.1", "did you mean training-4.1.0"),
+        ("--jobs 0", "at least 1"),
+        ("--select 'LOG005", "cannot split"),
+    ],
+)
+def test_args_that_would_read_or_write_a_chosen_file_are_refused(pr: PullRequest, args: str, reason: str):
+    """Each is a usage error, in one annotation that says why, before anything is checked or written."""
+    pr.base()
+    pr.break_a_log()
+    result, values, summary = pr.run(inputs={"args": args, "cache": "false"}, sarif="")
+    assert result.returncode == 2, result.stdout + result.stderr
+    (line,) = result.stdout.splitlines()  # nothing else ran
+    assert line.startswith("::error title=mlperf-audit::") and reason in line, line
+    assert "Traceback" not in result.stderr and summary == "" and values == {}
+    assert git(pr.repo, "status", "--porcelain", "--ignored") == ""
