@@ -376,3 +376,40 @@ def test_annotations_of_the_whole_v4_1_round_stay_within_githubs_limits(tmp_path
     annotated = assert_within_limits(result, values, summary, sarif, annotate_info=False)
     assert annotated["error"] > 0 and annotated["notice"] == 0
     assert "the job summary lists them" in result.stdout
+
+
+@pytest.mark.parametrize("submitters", [1, 400], ids=["one-submitter", "many-submitters"])
+def test_a_summary_over_githubs_limit_is_cut_at_a_row_and_says_so(fixtures, submitters):
+    """GitHub drops a whole step summary over 1 MiB. A report of 6,000 findings of 600 rules is
+    cut after the last table row that fits, whether one submitter's table is too big or the tables
+    of many are, and a line says how much is left out."""
+    import dataclasses
+
+    from mlperf_audit.api import check
+    from mlperf_audit.config import Config
+    from mlperf_audit.formats.ci import STEP_SUMMARY_LIMIT, annotate, render_markdown
+
+    report = check(fixtures / "demo", Config(cache_dir=None))
+    base = report.findings[0]
+    findings = tuple(
+        dataclasses.replace(
+            base,
+            rule=f"XYZ{index % 600:04d}",
+            submitter=f"Submitter{index % submitters:03d}",
+            message=f"finding {index} " + "x" * 400,
+        )
+        for index in range(6_000)
+    )
+    big = dataclasses.replace(report, findings=tuple(sorted(findings, key=lambda f: f.sort_key())))
+    text = render_markdown(big, annotations=annotate(big), limit=STEP_SUMMARY_LIMIT)
+    size = len(text.encode())
+    assert STEP_SUMMARY_LIMIT * 0.9 < size <= STEP_SUMMARY_LIMIT
+    cut = re.search(r"The summary was cut here .*: (\d+) more row\(s\) of this table and (\d+) more table\(s\)", text)
+    assert cut is not None and text.rstrip().endswith("are complete._")
+    assert text.count("<details") == text.count("</details>")
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert all(line.count("|") == 5 for line in rows)
+    shown = sum(1 for line in rows if "finding " in line)
+    assert 0 < shown < 6_000
+    if submitters == 1:  # the one table is cut inside: its first rows are shown, the rest counted
+        assert int(cut.group(2)) == 0 and shown + int(cut.group(1)) == 6_000

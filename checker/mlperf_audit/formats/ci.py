@@ -13,11 +13,13 @@ for what XML or a terminal cannot show.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from itertools import groupby
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 from xml.etree import ElementTree
 
 from tabulate import tabulate
@@ -450,6 +452,10 @@ def _submitter(report: Report, submitter: str, findings: list[Finding]) -> _Sect
     )
 
 
+def _submitter_name(finding: Finding) -> str:
+    return finding.submitter or "(whole PATH)"
+
+
 #: Room kept for the line that says the report was cut (its numbers included).
 _CUT_ROOM = 400
 
@@ -479,11 +485,16 @@ def render_markdown(
     ]
     if annotations is not None:
         parts += ["", _annotation_note(annotations, sarif_file)]
-    sections = [_by_rule(report, annotations)] if report.findings else []
-    for submitter, group in groupby(report.findings, key=lambda f: f.submitter or "(whole PATH)"):
-        sections.append(_submitter(report, submitter, list(group)))
+    groups = [(submitter, list(group)) for submitter, group in groupby(report.findings, key=_submitter_name)]
+    # built one at a time: what comes after a cut is never tabulated
+    sections: Iterator[Callable[[], _Section]] = itertools.chain(
+        [functools.partial(_by_rule, report, annotations)] if report.findings else [],
+        (functools.partial(_submitter, report, submitter, findings) for submitter, findings in groups),
+    )
+    count = len(groups) + (1 if report.findings else 0)
     used = sum(len(part.encode()) + 1 for part in parts) + _CUT_ROOM  # the limit is in bytes; data may be any script
-    for index, section in enumerate(sections):
+    for index, build in enumerate(sections):
+        section = build()
         text = section.text()
         if used + len(text.encode()) + 1 <= limit:
             parts.append(text)
@@ -499,7 +510,7 @@ def render_markdown(
             parts.append(section.text(fitting))
         parts.append(
             f"\n_The summary was cut here to stay under GitHub's 1 MiB limit of a step summary: "
-            f"{rows - fitting} more row(s) of this table and {len(sections) - index - 1} more table(s)"
+            f"{rows - fitting} more row(s) of this table and {count - index - 1} more table(s)"
             f"{' and the scores' if report.scores else ''} are not shown; the SARIF and JSON reports are complete._"
         )
         return "\n".join(parts) + "\n"
