@@ -404,7 +404,9 @@ def test_a_summary_over_githubs_limit_is_cut_at_a_row_and_says_so(fixtures, subm
     text = render_markdown(big, annotations=annotate(big), limit=STEP_SUMMARY_LIMIT)
     size = len(text.encode())
     assert STEP_SUMMARY_LIMIT * 0.9 < size <= STEP_SUMMARY_LIMIT
-    cut = re.search(r"The summary was cut here .*: (\d+) more row\(s\) of this table and (\d+) more table\(s\)", text)
+    cut = re.search(
+        r"The summary was cut here .*: (\d+) more row\(s\) of the last table and (\d+) more table\(s\)", text
+    )
     assert cut is not None and text.rstrip().endswith("are complete._")
     assert text.count("<details") == text.count("</details>")
     rows = [line for line in text.splitlines() if line.startswith("| ")]
@@ -413,3 +415,32 @@ def test_a_summary_over_githubs_limit_is_cut_at_a_row_and_says_so(fixtures, subm
     assert 0 < shown < 6_000
     if submitters == 1:  # the one table is cut inside: its first rows are shown, the rest counted
         assert int(cut.group(2)) == 0 and shown + int(cut.group(1)) == 6_000
+
+
+def test_errors_are_given_room_before_warnings(fixtures):
+    """Where fewer places are left than errors and warnings need (a job whose other steps already
+    annotated), errors take them first; infos take none unless asked, and then only what is left."""
+    import dataclasses
+
+    from mlperf_audit.api import check
+    from mlperf_audit.config import Config
+    from mlperf_audit.formats.ci import annotate
+    from mlperf_audit.model import Severity
+
+    report = check(fixtures / "demo", Config(cache_dir=None))
+    base = report.findings[0]
+    findings = tuple(
+        dataclasses.replace(base, rule=f"XYZ{index:03d}", severity=severity, line=index + 1)
+        for index, severity in enumerate([Severity.INFO] * 15 + [Severity.WARNING] * 15 + [Severity.ERROR] * 15)
+    )
+    many = dataclasses.replace(report, findings=findings)
+    for per_job, annotate_info, expected in [
+        (50, False, ["error"] * 10 + ["warning"] * 10),
+        (50, True, ["error"] * 10 + ["warning"] * 10 + ["notice"] * 10),
+        (14, True, ["error"] * 10 + ["warning"] * 4),
+        (6, False, ["error"] * 6),
+    ]:
+        made = annotate(many, annotate_info=annotate_info, per_job=per_job)
+        assert _COMMAND.findall("\n".join(made.commands)) == expected
+        left = {kind.value: count for kind, count in made.left.items()}
+        assert left == {kind: 15 - expected.count({"info": "notice"}.get(kind, kind)) for kind in left}

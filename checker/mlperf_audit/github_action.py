@@ -107,13 +107,12 @@ def _args_parser() -> _ArgsParser:
     parser.add_argument("--partial", action="store_true")
     parser.add_argument("-j", "--jobs", type=int)
     parser.add_argument("--no-cache", action="store_true")
-    parser.add_argument("--score", action="store_true")  # the summary always has the scores
-    parser.add_argument("--no-progress", action="store_true")  # a runner's log is no terminal
     return parser
 
 
-#: What the `args` input takes (`action.yml` lists them).
-ARGS_TAKEN = ("--select", "--ignore", "--fail-on", "--ruleset", "--partial", "-j", "--jobs", "--no-cache")
+#: The options `args` takes that are followed by a value, and all it takes (`action.yml` lists them).
+ARGS_WITH_VALUE = ("--select", "--ignore", "--fail-on", "--ruleset", "-j", "--jobs")
+ARGS_TAKEN = (*ARGS_WITH_VALUE, "--partial", "--no-cache")
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,7 @@ def check_options(fail_on: str, ruleset: str | None, select: str, ignore: str, a
         raise ActionError(f"args: cannot split {args!r}: {error}") from None
     for index, token in enumerate(extra):
         if token == "--" or not token.startswith("-"):
-            if token == "--" or index == 0 or not _takes_value(extra[index - 1]):
+            if token == "--" or index == 0 or extra[index - 1] not in ARGS_WITH_VALUE:
                 raise ActionError(
                     f"args: {token!r} is not an option of mlperf-audit check; the path input names the folder to check"
                 )
@@ -184,11 +183,6 @@ def check_options(fail_on: str, ruleset: str | None, select: str, ignore: str, a
         jobs=options.jobs or os.cpu_count() or 1,
         use_cache=not options.no_cache,
     )
-
-
-def _takes_value(token: str) -> bool:
-    """Whether `token`, an option written without `=VALUE`, takes the next token as its value."""
-    return token in ("--select", "--ignore", "--fail-on", "--ruleset", "-j", "--jobs")
 
 
 def _git(*args: str, cwd: Path) -> bytes:

@@ -183,10 +183,6 @@ class Annotations:
     info_asked: bool  # whether infos were to be annotated at all
     annotated_rules: dict[str, int]  # annotations of each rule's findings
 
-    @property
-    def total(self) -> int:
-        return sum(self.annotated.values()) + sum(self.left.values())
-
     def describe_left(self) -> str:
         """ "12 errors, 80 warnings and 367 info findings" (only the kinds that left something out)."""
         return _and([_count(self.left[kind], kind) for kind in KINDS if self.left[kind]])
@@ -508,9 +504,10 @@ def render_markdown(
             fitting += 1
         if fitting:
             parts.append(section.text(fitting))
+        rows_left, tables_left = (rows - fitting, count - index - 1) if fitting else (0, count - index)
         parts.append(
             f"\n_The summary was cut here to stay under GitHub's 1 MiB limit of a step summary: "
-            f"{rows - fitting} more row(s) of this table and {count - index - 1} more table(s)"
+            f"{rows_left} more row(s) of the last table and {tables_left} more table(s)"
             f"{' and the scores' if report.scores else ''} are not shown; the SARIF and JSON reports are complete._"
         )
         return "\n".join(parts) + "\n"
