@@ -12,7 +12,7 @@ import json
 import os
 import sys
 import traceback
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 from tabulate import tabulate
 
@@ -23,12 +23,65 @@ from .errors import AuditError, PluginError
 from .plugins import PluginHost
 from .report import mlperf_logging_version
 from .safety import no_workflow_commands, visible
+from .suggest import did_you_mean, did_you_mean_rule
 
 DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
 
 
+class GuidingParser(argparse.ArgumentParser):
+    """An argument parser that never guesses and always guides: no abbreviated options (`--form`
+    is not taken for `--format`), a "did you mean" for a mistyped command, choice or option (as
+    Python 3.14's `suggest_on_error` does; we support 3.11 to 3.13), and a subcommand's own
+    usage on its own errors. Every subparser, a plugin's included, is one (`add_subparsers`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["allow_abbrev"] = False
+        super().__init__(*args, **kwargs)
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("parser_class", SubcommandParser)
+        return super().add_subparsers(**kwargs)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        choices = action.choices
+        if choices is not None and value not in choices and isinstance(value, str):
+            known = [str(choice) for choice in choices]
+            raise argparse.ArgumentError(
+                action,
+                f"invalid choice: {value!r}{did_you_mean(value, known)}; choose from {', '.join(known)}",
+            )
+        super()._check_value(action, value)
+
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error(self._unrecognized(extras))
+        return parsed
+
+    def _unrecognized(self, extras: list[str]) -> str:
+        options = [name for name in self._option_string_actions if name.startswith("--")]
+        for extra in extras:
+            if extra.startswith("--"):
+                option = extra.partition("=")[0]
+                suggestion = did_you_mean(option, options, count=1)
+                if suggestion:
+                    return f"unrecognized option {option}{suggestion}"
+        return f"unrecognized arguments: {' '.join(extras)}"
+
+
+class SubcommandParser(GuidingParser):
+    """A subcommand's parser: what it does not recognise is its own error, shown with its own
+    usage (`usage: mlperf-audit check ...`), not left to the top-level parser."""
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(self._unrecognized(extras))
+        return parsed, extras
+
+
 def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = GuidingParser(
         prog="mlperf-audit",
         description="Check MLPerf Training result packages the way a careful reviewer would.",
     )
@@ -83,7 +136,8 @@ def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
 def _cmd_explain(args: argparse.Namespace, host: PluginHost) -> int:
     rule = host.rule(args.rule)
     if rule is None:
-        raise UsageError(f"no rule {args.rule!r}; `mlperf-audit rules` lists them")
+        hint = did_you_mean_rule(args.rule, [rule.code for rule in host.rules], [rule.name for rule in host.rules])
+        raise UsageError(f"no rule {args.rule!r}{hint}; `mlperf-audit rules` lists them")
     rulesets = ", ".join(sorted(rule.rulesets)) if rule.rulesets is not None else "every ruleset"
     header = (
         f"{rule.code} {rule.name}\n"
@@ -150,7 +204,7 @@ COMMANDS = {
 
 def _disabled_plugins(argv: Sequence[str] | None) -> list[str]:
     """--disable-plugin is needed before the full parser exists (plugins add commands to it)."""
-    early = argparse.ArgumentParser(add_help=False)
+    early = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     early.add_argument("--disable-plugin", action="append", default=[])
     known, _ = early.parse_known_args(argv)
     return list(known.disable_plugin)

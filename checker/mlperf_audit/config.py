@@ -31,6 +31,7 @@ from . import archives, cache, rulesets
 from .cache import default_directory
 from .errors import ConfigError
 from .model import Severity
+from .suggest import did_you_mean
 
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.CHOICES
@@ -301,7 +302,8 @@ def _fail_on(value: Any, where: Path | str) -> str:
 
 def _ruleset(value: Any, where: Path | str) -> str:
     if value not in KNOWN_RULESETS:
-        raise ConfigError(f"{where}: unsupported ruleset {value!r}; supported: {', '.join(KNOWN_RULESETS)}")
+        hint = did_you_mean(value, KNOWN_RULESETS) if isinstance(value, str) else ""
+        raise ConfigError(f"{where}: unsupported ruleset {value!r}{hint}; supported: {', '.join(KNOWN_RULESETS)}")
     return str(value)
 
 

@@ -39,6 +39,7 @@ from .model import (
 from .parser import collector_at_rest, parse_log
 from .rule import ENGINE, SCOPES, CheckContext, Rule, Scope
 from .scores import BenchmarkScore, Comparison
+from .suggest import did_you_mean_rule
 
 
 class Host(Protocol):
@@ -64,7 +65,11 @@ def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]
 
     for selector in config.select + config.ignore:
         if not any(matches(rule, selector) for rule in rules):
-            raise SelectionError(f"unknown rule selector {selector!r}: not a code, prefix or name of any rule")
+            hint = did_you_mean_rule(selector, [rule.code for rule in rules], [rule.name for rule in rules])
+            raise SelectionError(
+                f"unknown rule selector {selector!r}{hint}: not a code, prefix or name of any rule "
+                "(`mlperf-audit rules` lists them)"
+            )
     return [
         rule
         for rule in rules

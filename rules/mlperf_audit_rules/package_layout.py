@@ -8,6 +8,7 @@ and FIFOs cannot hang a check and nothing outside PATH is read.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import re
 import unicodedata
 from typing import Any, Iterable
@@ -284,6 +285,18 @@ class FileTooBig(IssueRule):
     scope = "tree"
 
 
+def _closest(name: str, known: Iterable[str]) -> str | None:
+    """The known name that `name` most probably misspells (compared without case; a name it
+    starts with first: `bert` for `bert_large`), or None when none is close."""
+    by_folded = {candidate.casefold(): candidate for candidate in sorted(known)}
+    folded = name.casefold()
+    stems = [candidate for candidate in by_folded if len(candidate) >= 3 and folded.startswith(candidate)]
+    if stems:
+        return by_folded[max(stems, key=len)]
+    similar = difflib.get_close_matches(folded, list(by_folded), n=1)
+    return by_folded[similar[0]] if similar else None
+
+
 def _round(context: CheckContext) -> rulesets.Round:
     return rulesets.get(context.ruleset)
 
@@ -298,7 +311,8 @@ class UnknownBenchmarkFolder(Rule):
     Why it matters: the official package checker skips such a folder with only a warning, so its
     results are never checked, yet they would be published.
 
-    Example: `results/sysA/resnet/` in a 4.1 submission, or `results/sysA/llama2/`.
+    Example: `results/sysA/resnet/` in a 4.1 submission, or `results/sysA/llama2/`; a folder
+    `GNN/` or `bert_large/` is named with the closest benchmark (`gnn`, `bert`) to rename it to.
 
     How to fix: rename the folder to the benchmark's official name, or remove results of benchmarks
     that are not part of the round.
@@ -313,10 +327,13 @@ class UnknownBenchmarkFolder(Rule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         round_ = _round(context)
         if result.folder.system is not None and result.benchmark not in round_.benchmarks:
+            closest = _closest(result.benchmark, round_.benchmarks)
+            guess = f"; did you mean {closest!r}?" if closest else ""
             yield self.finding(
-                f"{result.benchmark!r} is not a benchmark of {round_.name} ({', '.join(sorted(round_.benchmarks))}); "
-                "the official checker skips this folder",
+                f"{result.benchmark!r} is not a benchmark of {round_.name}{guess} "
+                f"({', '.join(sorted(round_.benchmarks))}); the official checker skips this folder",
                 path=result.path,
+                hint=f"Rename the folder to {closest!r}, the benchmark's official name." if closest else None,
             )
 
 
@@ -476,7 +493,8 @@ class SystemDescriptionMissing(Rule):
     Why it matters: the division, availability and hardware of the results come from the
     description; the official package checker crashes without it.
 
-    Example: `results/dgx_h100_n8/` with no `systems/dgx_h100_n8.json`.
+    Example: `results/dgx_h100_n8/` with no `systems/dgx_h100_n8.json`; when a description's name
+    is close (`systems/dgx_h100_n_8.json`), it is named as the one probably meant.
 
     How to fix: add the system description, named exactly as the results folder.
     """
@@ -493,11 +511,16 @@ class SystemDescriptionMissing(Rule):
         described = {system.name for system in submission.systems}
         for name in submission.system_dirs:
             if name not in described:
+                closest = _closest(name, described - set(submission.system_dirs))
+                guess = f"; the closest description is systems/{closest}.json" if closest else ""
                 yield self.finding(
-                    f"no systems/{name}.json describes the system of results/{name}/",
+                    f"no systems/{name}.json describes the system of results/{name}/{guess}",
                     path=submission.path_of(f"results/{name}")
                     if context.tree.kind is not TargetKind.SYSTEM
                     else submission.path,
+                    hint=f"Rename systems/{closest}.json or results/{name}/ so that both have the same name."
+                    if closest
+                    else None,
                 )
 
 

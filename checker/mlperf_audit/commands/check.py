@@ -13,6 +13,7 @@ from ..config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from ..errors import TargetError
 from ..plugins import PluginHost
 from ..safety import output_path
+from ..suggest import did_you_mean
 from . import UsageError, add_cache_options, progress, split, write
 
 
@@ -111,13 +112,17 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     )
     fmt = host.formats.get(args.format)
     if fmt is None:
-        raise UsageError(f"unknown format {args.format!r}; available: {', '.join(sorted(host.formats))}")
+        raise UsageError(
+            f"unknown format {args.format!r}{did_you_mean(args.format, host.formats)}; "
+            f"available: {', '.join(sorted(host.formats))}"
+        )
     extra = []
     for spec in args.report:
         name, _, path = spec.partition(":")
         if not path or name not in host.formats:
+            unknown = f": unknown format {name!r}{did_you_mean(name, host.formats)}" if path else ""
             raise UsageError(
-                f"--report {spec!r}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}"
+                f"--report {spec!r}{unknown}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}"
             )
         output_path(path, [target])
         extra.append((host.formats[name], path))

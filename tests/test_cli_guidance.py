@@ -1,0 +1,155 @@
+"""A command line that forgives and guides (issue 26, "Misuse"): "did you mean" for a mistyped
+command, option, choice, rule code, ruleset, format, benchmark folder and system name; no
+abbreviated options; a subcommand's own usage on its own errors; `results/` and `systems/` as
+PATH; a file that is not a log refused with the reason; `-o -` and `-o /dev/stdout`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from mlperf_audit.cli import build_parser
+
+
+def _usage_error(result, usage: str) -> list[str]:
+    """The lines of an argparse usage error: the command's own usage, then one error line."""
+    assert result.code == 2, result.err
+    assert "Traceback" not in result.err
+    assert result.err.startswith(f"usage: {usage} "), result.err
+    errors = [line for line in result.err.splitlines() if ": error: " in line]
+    assert len(errors) == 1, result.err
+    return errors
+
+
+def test_a_mistyped_command_is_answered_with_the_closest(cli):
+    [error] = _usage_error(cli("chek", "."), "mlperf-audit")
+    assert "invalid choice: 'chek' (did you mean 'check'" in error
+
+
+def test_a_mistyped_option_is_the_subcommands_error_with_its_own_usage(cli, fixtures):
+    [error] = _usage_error(cli("check", "--formt", "x", str(fixtures / "clean")), "mlperf-audit check")
+    assert error == "mlperf-audit check: error: unrecognized option --formt (did you mean '--format'?)"
+
+
+@pytest.mark.parametrize(
+    ("command", "abbreviation", "option"),
+    [
+        ("check", "--form", "--format"),
+        ("score", "--form", "--format"),
+        ("audit", "--form", "--format"),
+        ("compare", "--form", "--format"),
+        ("report", "--no-cach", "--no-cache"),
+        ("check", "--trust", "--trust-tree-config"),
+    ],
+)
+def test_no_option_is_taken_from_an_abbreviation(cli, fixtures, command, abbreviation, option, tmp_path):
+    """`--form` is not `--format`: with abbreviations on, a typo silently becomes another option."""
+    paths = [str(fixtures / "clean")] * (2 if command == "compare" else 1)
+    values = ["text"] if option == "--format" else []
+    result = cli(command, abbreviation, *values, *paths, "-o", str(tmp_path / "out"))
+    [error] = _usage_error(result, f"mlperf-audit {command}")
+    assert f"unrecognized option {abbreviation} (did you mean {option!r}?)" in error
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_choice_names_the_closest(cli, fixtures):
+    [error] = _usage_error(cli("score", "--format", "jsn", str(fixtures / "clean")), "mlperf-audit score")
+    assert "invalid choice: 'jsn' (did you mean 'json'?)" in error
+    [error] = _usage_error(cli("cache", "prnue"), "mlperf-audit cache")
+    assert "invalid choice: 'prnue' (did you mean 'prune'?)" in error
+
+
+def test_a_plugins_command_guides_the_same_way(capsys):
+    def add_commands(commands):
+        stats = commands.add_parser("stats", help="a plugin's command")
+        stats.add_argument("--format", default="text")
+
+    host = SimpleNamespace(hook=SimpleNamespace(mlperf_audit_add_commands=add_commands))
+    parser = build_parser(host)  # type: ignore[arg-type]
+    for argv, wanted in ((["stats", "--formt", "x"], "did you mean '--format'?"), (["stats", "--form", "x"], "--form")):
+        with pytest.raises(SystemExit) as exit_:
+            parser.parse_args(argv)
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("usage: mlperf-audit stats ") and wanted in err
+
+
+def test_an_unknown_format_names_the_closest(cli, fixtures, tmp_path):
+    result = cli("check", str(fixtures / "clean"), "--format", "jsn")
+    assert result.code == 2 and "unknown format 'jsn' (did you mean 'json'?)" in result.err
+    result = cli("check", str(fixtures / "clean"), "--report", f"sarf:{tmp_path / 'x.sarif'}")
+    assert result.code == 2 and "unknown format 'sarf' (did you mean 'sarif'?)" in result.err
+
+
+@pytest.mark.parametrize(
+    ("option", "selector", "wanted"),
+    [
+        ("--select", "RCP999", "'RCP009'"),  # the codes of its own prefix
+        ("--ignore", "rcp04", "'RCP004'"),
+        ("--select", "seed-mising", "'seed-missing'"),
+        ("--ignore", "PKG9999", "'PKG"),
+    ],
+)
+def test_an_unknown_rule_code_is_a_usage_error_naming_the_closest(cli, fixtures, option, selector, wanted):
+    result = cli("check", str(fixtures / "clean"), option, selector)
+    assert result.code == 2 and result.out == ""
+    assert f"unknown rule selector {selector!r} (did you mean {wanted}" in result.err
+    assert len(result.err.splitlines()) == 1
+
+
+def test_a_prefix_stays_a_valid_selector(cli, fixtures):
+    result = cli("check", str(fixtures / "clean"), "--select", "RCP", "--format", "json")
+    assert result.code == 0, result.err
+    assert {finding["rule"][:3] for finding in json.loads(result.out)["findings"]} <= {"RCP"}
+
+
+def test_explain_names_the_closest_rules(cli):
+    result = cli("explain", "RCP04")
+    assert result.code == 2 and "no rule 'RCP04' (did you mean 'RCP004'" in result.err
+    assert cli("explain", "RCP004").code == 0
+
+
+def test_a_mistyped_ruleset_names_the_closest(cli, fixtures):
+    result = cli("check", str(fixtures / "clean"), "--ruleset", "training-4.1")
+    assert result.code == 2 and "unsupported ruleset 'training-4.1' (did you mean 'training-4.1.0'" in result.err
+
+
+@pytest.fixture
+def misnamed(tmp_path: Path, fixtures: Path) -> Path:
+    """The clean fixture with its benchmark folder in capitals and its system description renamed."""
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    results = package / "Fixture/results/fx_8xh100"
+    benchmark = next(folder for folder in results.iterdir() if folder.is_dir())
+    benchmark.rename(results / benchmark.name.upper())
+    (package / "Fixture/systems/fx_8xh100.json").rename(package / "Fixture/systems/fx_8x_h100.json")
+    return package
+
+
+def test_a_misnamed_benchmark_folder_and_system_name_their_closest(cli, misnamed):
+    result = cli("check", str(misnamed), "--format", "json", "--ruleset", "training-4.1.0", "--select", "PKG010,PKG014")
+    findings = {finding["rule"]: finding for finding in json.loads(result.out)["findings"]}
+    benchmark = next(p.name for p in (misnamed / "Fixture/results/fx_8xh100").iterdir())
+    assert (
+        f"{benchmark!r} is not a benchmark of training-4.1.0; did you mean {benchmark.lower()!r}?"
+        in (findings["PKG010"]["message"])
+    )
+    assert findings["PKG010"]["hint"] == f"Rename the folder to {benchmark.lower()!r}, the benchmark's official name."
+    assert "the closest description is systems/fx_8x_h100.json" in findings["PKG014"]["message"]
+    assert "Rename systems/fx_8x_h100.json or results/fx_8xh100/" in findings["PKG014"]["hint"]
+
+
+def test_a_real_submitters_misnamed_folder_names_the_benchmark(cli, sample, tmp_path):
+    """A `GNN` folder in a copy of a real submitter, as a new user would name it."""
+    submitter = tmp_path / "Dell"
+    shutil.copytree(sample / "Dell", submitter, symlinks=True)
+    system = next(folder for folder in (submitter / "results").iterdir() if folder.is_dir())
+    benchmark = next(folder for folder in system.iterdir() if folder.is_dir())
+    benchmark.rename(system / "GNN")
+    result = cli("check", str(submitter), "--format", "json", "--select", "PKG010", "--ruleset", "training-4.1.0")
+    [finding] = json.loads(result.out)["findings"]
+    assert "'GNN' is not a benchmark of training-4.1.0; did you mean 'gnn'?" in finding["message"]
