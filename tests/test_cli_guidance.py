@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -153,3 +155,55 @@ def test_a_real_submitters_misnamed_folder_names_the_benchmark(cli, sample, tmp_
     result = cli("check", str(submitter), "--format", "json", "--select", "PKG010", "--ruleset", "training-4.1.0")
     [finding] = json.loads(result.out)["findings"]
     assert "'GNN' is not a benchmark of training-4.1.0; did you mean 'gnn'?" in finding["message"]
+
+
+def _run(*argv: str, cwd: Path, stdout=subprocess.PIPE) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "mlperf_audit", *argv], cwd=cwd, stdout=stdout, stderr=subprocess.PIPE, timeout=300
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "starts"),
+    [
+        (["check", "{clean}", "-o", "-"], b"mlperf-audit "),
+        (["check", "{clean}", "--format", "json", "-o", "/dev/stdout"], b"{"),
+        (["check", "{clean}", "-o", "/dev/null", "--report", "sarif:-"], b"{"),
+        (["check", "{clean}", "-o", "/dev/null", "--write-baseline", "-"], b"{"),
+        (["score", "{clean}", "--format", "csv", "-o", "-"], b"division,"),
+        (["audit", "{clean}", "--format", "json", "-o", "-"], b"{"),
+        (["report", "{clean}", "-o", "-"], b"<!DOCTYPE html>"),
+        (["compare", "{clean}", "{clean}", "-o", "/dev/stdout"], b"benchmark"),
+    ],
+)
+def test_dash_and_dev_stdout_are_the_standard_output(fixtures, tmp_path, argv, starts):
+    result = _run(*(arg.format(clean=fixtures / "clean") for arg in argv), cwd=tmp_path)
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stdout.startswith(starts), result.stdout[:200]
+    assert b"Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []  # no file named `-`
+
+
+def test_dev_stdout_appends_to_a_redirected_file_and_never_replaces_it(fixtures, tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("kept line\n")
+    with open(log, "ab") as stdout:
+        result = _run("check", str(fixtures / "clean"), "-o", "/dev/stdout", cwd=tmp_path, stdout=stdout)
+    assert result.returncode == 0, result.stderr
+    text = log.read_text()
+    assert text.startswith("kept line\nmlperf-audit ") and "result files" in text
+
+
+def test_dev_stdout_into_the_checked_path_is_refused(fixtures, tmp_path):
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    inside = package / "report.txt"
+    with open(inside, "wb") as stdout:
+        result = _run("check", str(package), "-o", "/dev/stdout", cwd=tmp_path, stdout=stdout)
+    assert result.returncode == 2
+    assert b"will not write inside the checked PATH" in result.stderr
+    assert inside.read_bytes() == b""
+    link = tmp_path / "out.txt"
+    link.symlink_to(package / "Fixture" / "new.txt")
+    result = _run("check", str(package), "-o", str(link), cwd=tmp_path)
+    assert result.returncode == 2 and not (package / "Fixture" / "new.txt").exists()

@@ -15,6 +15,8 @@ import json
 import math
 import os
 import re
+import stat
+import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -172,13 +174,48 @@ def _within(path: Path, folder: Path) -> bool:
     return True
 
 
+#: The output name that means standard output, as for most tools (`-o -`).
+STANDARD_OUTPUT = "-"
+
+
+#: Names of this process's own open descriptors: written where the descriptor points (appended
+#: to, when it is a file: `-o /dev/stdout >> log` keeps the log), never replaced.
+_DESCRIPTORS = re.compile(r"/dev/(?:stdout|stderr|fd/\d+)|/proc/(?:self|thread-self)/fd/\d+")
+
+
+def _names_descriptor(output: str | os.PathLike[str]) -> bool:
+    return _DESCRIPTORS.fullmatch(os.path.normpath(os.path.abspath(output))) is not None
+
+
+def is_stream(output: str | os.PathLike[str]) -> bool:
+    """`output` names standard output (`-`), one of this process's descriptors (`/dev/stdout`,
+    `/dev/stderr`, `/dev/fd/N`), or something that is written to and never replaced: a character
+    device (`/dev/null`, a terminal) or a pipe (a named FIFO), reached through links or not."""
+    if os.fspath(output) == STANDARD_OUTPUT:
+        return True
+    try:
+        if _names_descriptor(output):
+            return True
+    except ValueError:
+        return False
+    try:
+        mode = os.stat(output).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
 def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathLike[str]] = ()) -> Path:
     """Where a command may write `output`, resolved through every link; raises `OutputError` when
     that is inside a checked PATH (a checked log's own folder included; beside a checked archive
     is allowed, the archive itself is not), is a folder, or lies in a folder that does not exist.
+    `-` is standard output; a character device or a pipe (`/dev/stdout`) is written to as it is,
+    unless it lies inside a checked PATH.
 
     Every file a command writes goes through here, a second file derived from the first (a CSV
     pair) included, and the returned path is the one to open."""
+    if os.fspath(output) == STANDARD_OUTPUT:
+        return Path(STANDARD_OUTPUT)
     shown = visible(os.fspath(output))
     try:
         resolved = Path(os.path.realpath(output))
@@ -197,6 +234,8 @@ def output_path(output: str | os.PathLike[str], checked: Iterable[str | os.PathL
                 f"{shown}: will not write inside the checked PATH {visible(os.fspath(target))}; "
                 "choose a file outside it"
             )
+    if is_stream(output):
+        return resolved
     if resolved.is_dir():
         raise OutputError(f"{shown}: is a folder; give a file name")
     if not resolved.parent.is_dir():
@@ -215,7 +254,23 @@ def write_text(
     refuses a file with more than one link for the same reason."""
     path = output_path(output, checked)
     shown = visible(os.fspath(output))
+    if os.fspath(output) == STANDARD_OUTPUT:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return path
     try:
+        if is_stream(output):
+            # A descriptor, a device or a pipe is opened as named, never created, replaced or
+            # truncated; O_NONBLOCK only so that a FIFO nobody reads is an error rather than a
+            # hang, then writes block as usual.
+            flags = os.O_WRONLY | os.O_APPEND | os.O_NOCTTY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+            handle = os.open(output, flags)
+            os.set_blocking(handle, True)
+            with os.fdopen(handle, "a", encoding="utf-8", errors="backslashreplace") as stream:
+                if not _names_descriptor(output) and not _special(stream.fileno()):
+                    raise OutputError(f"{shown}: was replaced by a file while it was opened")
+                stream.write(text)
+            return path
         if append:
             handle = os.open(
                 path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o666
@@ -237,6 +292,11 @@ def write_text(
     except OSError as error:
         raise OutputError(f"cannot write {shown}: {error.strerror or error}") from None
     return path
+
+
+def _special(descriptor: int) -> bool:
+    mode = os.fstat(descriptor).st_mode
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 def _umask() -> int:

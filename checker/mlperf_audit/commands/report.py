@@ -21,6 +21,7 @@ import argparse
 import base64
 import hashlib
 import math
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
@@ -31,7 +32,7 @@ from ..errors import TargetError
 from ..model import BenchmarkResult
 from ..plugins import PluginHost
 from ..report import Report
-from ..safety import OutputError, html_text, output_path, visible, write_text
+from ..safety import STANDARD_OUTPUT, OutputError, html_text, output_path, visible, write_text
 from ..scores import BenchmarkScore
 from . import add_reading_options
 
@@ -415,7 +416,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     review = api.review(target, config, host, jobs=jobs, score=True, collect=curves)
     report, scores = review.report, list(review.scores)
     write_text(output, render(report, scores, folder_plots(scores, review.collected)), [target])
-    print(f"wrote {visible(str(output))} ({len(report.findings)} findings, {len(scores)} scores)")
+    summary = f"({len(report.findings)} findings, {len(scores)} scores)"
+    if output == STANDARD_OUTPUT:  # the page is the standard output: the summary goes beside it
+        print(f"mlperf-audit: wrote the report to standard output {summary}", file=sys.stderr)
+    else:
+        print(f"wrote {visible(str(output))} {summary}")
     return report.exit_code
 
 

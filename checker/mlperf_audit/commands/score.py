@@ -11,7 +11,7 @@ from typing import Any
 from .. import scores
 from ..api import scored
 from ..plugins import PluginHost
-from ..safety import no_workflow_commands, output_path, visible
+from ..safety import STANDARD_OUTPUT, no_workflow_commands, output_path, visible
 from . import EXIT_OK, UsageError, add_reading_options, round_config, write
 
 
@@ -33,6 +33,8 @@ def add_command(commands: Any) -> None:
 def run(args: argparse.Namespace, host: PluginHost) -> int:
     target = Path(args.path)
     config = round_config(args, target)
+    if args.output == STANDARD_OUTPUT:  # both CSV tables go to standard output, as without -o
+        args.output = None
     outputs = [args.output] if args.output else []
     if args.output and args.format == "csv":
         if not args.output.endswith(".csv"):
