@@ -207,3 +207,90 @@ def test_dev_stdout_into_the_checked_path_is_refused(fixtures, tmp_path):
     link.symlink_to(package / "Fixture" / "new.txt")
     result = _run("check", str(package), "-o", str(link), cwd=tmp_path)
     assert result.returncode == 2 and not (package / "Fixture" / "new.txt").exists()
+
+
+@pytest.mark.parametrize("part", ["results", "systems"])
+def test_a_submissions_results_or_systems_folder_is_checked_as_the_submission(cli, sample, part, tmp_path):
+    whole = cli("check", str(sample / "Dell"), "--format", "json", "-j", "1")
+    result = cli("check", str(sample / "Dell" / part), "--format", "json", "-j", "1")
+    assert result.code == whole.code, result.err
+    report, expected = json.loads(result.out), json.loads(whole.out)
+    assert report["target"]["kind"] == "submission"
+    assert report["summary"] == expected["summary"]
+    assert report["findings"] == expected["findings"]
+    assert any(
+        f"{part}/ folder of the submission Dell: the whole submission was checked" in note
+        for note in report["config"]["notes"]
+    )
+    text = cli("check", str(sample / "Dell" / part), "-j", "1")
+    assert f"is the {part}/ folder of the submission Dell" in text.out
+
+
+def test_output_inside_the_submission_around_a_checked_results_folder_is_refused(cli, fixtures, tmp_path):
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / "clean", package)
+    result = cli("check", str(package / "Fixture" / "results"), "-o", str(package / "Fixture" / "systems" / "x.txt"))
+    assert result.code == 2 and "will not write inside the checked PATH" in result.err
+    assert not (package / "Fixture" / "systems" / "x.txt").exists()
+
+
+def test_a_stray_results_folder_of_a_repository_is_not_widened(cli, fixtures, tmp_path):
+    """`results/` beside submitter folders is not a submission's: checking it does not check them."""
+    repository = tmp_path / "repository"
+    shutil.copytree(fixtures / "clean", repository)
+    (repository / "results").mkdir()
+    result = cli("check", str(repository / "results"))
+    assert result.code == 2 and "no MLPerf results here" in result.err
+
+
+def _one_line_refusal(result, *parts: str) -> None:
+    assert result.code == 2 and result.out == ""
+    assert len(result.err.splitlines()) == 1, result.err
+    for part in parts:
+        assert part in result.err, result.err
+
+
+def test_a_system_description_as_path_is_refused_naming_the_submission(cli, fixtures):
+    description = next((fixtures / "clean" / "Fixture" / "systems").glob("*.json"))
+    result = cli("check", str(description))
+    _one_line_refusal(
+        result,
+        f"{description} is a system description, not a result log; check the submission folder that holds it: "
+        f"{fixtures / 'clean' / 'Fixture'}",
+    )
+
+
+def test_a_real_system_description_readme_and_binary_are_refused(cli, sample, tmp_path):
+    description = next((sample / "Dell" / "systems").glob("*.json"))
+    copied = tmp_path / "system.json"  # outside any systems/ folder: known by its keys
+    copied.write_bytes(description.read_bytes())
+    _one_line_refusal(cli("check", str(copied)), "system.json is a system description, not a result log")
+    readme = tmp_path / "README.md"
+    readme.write_text("# Dell\n\nHow to run.\n")
+    _one_line_refusal(cli("check", str(readme)), "README.md is a document, not a result log")
+    binary = tmp_path / "model.bin"
+    binary.write_bytes(bytes(range(256)) * 64)
+    _one_line_refusal(cli("check", str(binary)), "model.bin is a binary file, not a result log")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("no records here\n")
+    _one_line_refusal(cli("check", str(notes)), "notes.txt holds no MLLOG record")
+
+
+def test_a_log_under_any_name_and_a_broken_result_file_are_still_checked(cli, fixtures, tmp_path):
+    log = next((fixtures / "clean").rglob("result_0.txt"))
+    renamed = tmp_path / "bert.log"
+    renamed.write_text("container starting\n" * 100_000 + log.read_text())  # MLLOG after 1.9 MB of noise
+    assert cli("check", str(renamed), "--format", "json").code in (0, 1)
+    empty = tmp_path / "result_0.txt"
+    empty.write_text("")
+    result = cli("check", str(empty), "--format", "json")
+    assert result.code == 1 and any(
+        f["rule"] == "LOG014" or "empty" in f["message"] for f in json.loads(result.out)["findings"]
+    )
+
+
+def test_archives_are_still_checked(cli, fixtures, tmp_path):
+    archive = shutil.make_archive(str(tmp_path / "package"), "gztar", fixtures / "clean")
+    result = cli("check", archive, "--format", "json", "--ignore", "EXA")
+    assert result.code == 0, result.err
+    assert json.loads(result.out)["target"]["result_files"] > 0

@@ -44,7 +44,7 @@ def run(cli, *argv):
     ],
 )
 def test_hostile_log(cli, tmp_path, name, content, message):
-    log = tmp_path / f"{name}.txt"
+    log = tmp_path / f"result_{name}.txt"  # named as a result file: checked as a log, however broken
     log.write_bytes(content) if isinstance(content, bytes) else log.write_text(content, encoding="utf-8")
     result = run(cli, "check", str(log), "--format", "json")
     assert result.code in (0, 1)

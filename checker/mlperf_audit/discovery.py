@@ -391,6 +391,9 @@ def discover(path: str | Path) -> Tree:
     if stat.S_ISREG(mode):
         if not os.access(target, os.R_OK):
             raise TargetError(f"{shown}: permission denied")
+        refused = not_a_log(target)
+        if refused:
+            raise TargetError(f"{shown} {refused}")
         entry = FileEntry(visible(target.name), target, os.stat(target).st_size)
         return Tree(target, TargetKind.LOG_FILE, (), (entry,), ())
     if not stat.S_ISDIR(mode):
@@ -454,6 +457,85 @@ def discover(path: str | Path) -> Tree:
 
 #: The folders of one submission: a PATH holding one of the first two is a submission.
 SUBMISSION_FOLDERS = ("results", "systems", "benchmarks")
+
+#: How much of a file given as PATH is searched for an MLLOG record before it is refused as not a
+#: log (real logs can open with megabytes of container and launcher output).
+LOG_SNIFF_BYTES = 64 << 20
+_SNIFF_CHUNK = 1 << 20
+
+
+def not_a_log(path: Path) -> str | None:
+    """Why the regular file `path`, given as PATH, is not a result log, with what to check
+    instead; None when it may be one. A `result_*.txt` is a log however broken (its findings say
+    what is wrong); any other file is one when it holds an MLLOG record (`:::MLL`)."""
+    if is_result_name(path.name):
+        return None
+    try:
+        with open_binary(path) as stream:
+            head = stream.read(_SNIFF_CHUNK)
+            if b"\0" in head[:8192]:
+                return "is a binary file, not a result log" + _instead(path)
+            chunk, tail = head, b""
+            for _ in range(LOG_SNIFF_BYTES // _SNIFF_CHUNK):
+                if b":::MLL" in tail + chunk:
+                    return None
+                tail, chunk = chunk[-8:], stream.read(_SNIFF_CHUNK)
+                if not chunk:
+                    break
+    except OSError:
+        return None  # unreadable: the check says so as it would for a log
+    lowered = path.name.lower()
+    if lowered.endswith(".json"):
+        return f"is {_json_kind(path, head)}, not a result log" + _instead(path)
+    if lowered.startswith("readme") or lowered.endswith((".md", ".rst")):
+        return "is a document, not a result log" + _instead(path)
+    return "holds no MLLOG record (:::MLLOG), so it is not a result log" + _instead(path)
+
+
+def _json_kind(path: Path, head: bytes) -> str:
+    if Path(os.path.abspath(path)).parent.name == "systems":
+        return "a system description"
+    try:
+        document = json.loads(head)
+    except (ValueError, RecursionError):
+        return "a JSON file"
+    if isinstance(document, dict) and {"system_name", "submitter", "division"} & set(document):
+        return "a system description"
+    return "a JSON file"
+
+
+def _instead(path: Path) -> str:
+    """What to check instead of the file `path`: the submission folder that holds it, if any."""
+    for folder in list(Path(os.path.abspath(path)).parents)[:4]:
+        if holds_submission(folder):
+            return f"; check the submission folder that holds it: {visible(str(folder))}"
+    return ""
+
+
+def submission_of_part(path: Path) -> Path | None:
+    """The submission folder when `path` is its `results/` or `systems/` folder, else None.
+
+    A submitter who checks `Dell/results` means Dell's results, which are checked with Dell's
+    system descriptions, and the other way round; not when the folder holds submissions itself,
+    nor when the folder above is a results repository (a stray `results/` beside submitters)."""
+    folder = Path(os.path.abspath(path))
+    if folder.name not in ("results", "systems") or not os.path.isdir(folder) or holds_submission(folder):
+        return None
+    submission = folder.parent
+    try:
+        with os.scandir(submission) as entries:
+            names = [entry.name for entry in entries if entry.is_dir(follow_symlinks=False)]
+    except OSError:
+        return None
+    if any(name not in SUBMISSION_FOLDERS and holds_submission(submission / name) for name in names):
+        return None
+    try:
+        with os.scandir(folder) as entries:
+            if any(entry.is_dir(follow_symlinks=False) and holds_submission(Path(entry.path)) for entry in entries):
+                return None  # submitter folders inside: a repository named `results`
+    except OSError:
+        return None
+    return submission
 
 
 def holds_submission(folder: Path) -> bool:

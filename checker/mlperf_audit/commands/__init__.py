@@ -9,14 +9,16 @@ writing a result (never inside a checked PATH).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
 from ..config import KNOWN_RULESETS, Config, load_config
+from ..discovery import submission_of_part
 from ..errors import AuditError, TargetError
-from ..safety import write_text
+from ..safety import visible, write_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -66,6 +68,26 @@ def add_cache_options(command: argparse.ArgumentParser) -> None:
         "else $XDG_CACHE_HOME/mlperf-audit or ~/.cache/mlperf-audit)",
     )
     command.add_argument("--no-cache", action="store_true", help="parse every file, read and write no cache")
+
+
+def checked_target(given: str) -> tuple[Path, str | None]:
+    """The folder to check for the PATH `given`, and a note when it is not `given` itself: a
+    submission's `results/` or `systems/` folder is checked as the submission around it (its
+    results need its system descriptions), which every later step (configuration, cache, where
+    output may be written) then takes as the checked PATH."""
+    target = Path(given)
+    submission = submission_of_part(target)
+    if submission is None:
+        return target, None
+    part = Path(os.path.abspath(target)).name
+    return submission, (
+        f"{visible(given)} is the {part}/ folder of the submission {visible(submission.name)}: "
+        f"the whole submission was checked ({visible(str(submission))})"
+    )
+
+
+def noted(config: Config, note: str | None) -> Config:
+    return dataclasses.replace(config, notes=config.notes + (note,)) if note else config
 
 
 def round_config(args: argparse.Namespace, target: Path, ruleset: str | None = None) -> Config:

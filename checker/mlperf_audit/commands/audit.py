@@ -80,7 +80,7 @@ from ..scores import (
     measures_legend,
     work_rate_ratio,
 )
-from . import add_reading_options
+from . import add_reading_options, checked_target, noted
 
 #: Above this share of peers' median work per accelerator, a result stands out.
 STANDS_OUT = 1.5
@@ -678,11 +678,12 @@ def render_text(
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    target = Path(args.path)
-    checked = [target] + ([Path(args.baseline)] if args.baseline else [])
-    for path in checked:
-        if not path.exists():
-            raise TargetError(f"{visible(str(path))}: no such file or folder")
+    for given in [args.path] + ([args.baseline] if args.baseline else []):
+        if not Path(given).exists():
+            raise TargetError(f"{visible(given)}: no such file or folder")
+    target, note = checked_target(args.path)
+    baseline_target = checked_target(args.baseline)[0] if args.baseline else None
+    checked = [target] + ([baseline_target] if baseline_target else [])
     if args.output:
         output_path(args.output, checked)  # refused before the minutes a check takes, not after
     claimed = load_claims(args.claims) if args.claims else []  # so is a claims file that is not one
@@ -695,6 +696,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
     )
+    config = noted(config, note)
     jobs = max(1, args.jobs)
     review = api.review(target, config, host, jobs=jobs, score=True)  # one parse for the check and the scores
     report, scores = review.report, list(review.scores)
@@ -705,11 +707,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
             codes.setdefault((finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
     peers = peer_rows(scores, codes)
     versus: list[dict[str, Any]] = []
-    if args.baseline:
+    if baseline_target is not None:
         baseline = api.score(
-            Path(args.baseline),
+            baseline_target,
             load_config(
-                target=Path(args.baseline),
+                target=baseline_target,
                 ruleset=args.baseline_ruleset or args.ruleset,
                 cache_dir=args.cache_dir,
                 use_cache=not args.no_cache,

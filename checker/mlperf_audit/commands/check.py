@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from pathlib import Path
 from typing import Any
 
 from .. import waivers
@@ -14,7 +13,7 @@ from ..errors import TargetError
 from ..plugins import PluginHost
 from ..safety import output_path
 from ..suggest import did_you_mean
-from . import UsageError, add_cache_options, progress, split, write
+from . import UsageError, add_cache_options, checked_target, noted, progress, split, write
 
 
 def add_command(commands: Any) -> None:
@@ -90,9 +89,9 @@ def add_command(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    target = Path(args.path)
-    if not os.path.lexists(target):
+    if not os.path.lexists(args.path):
         raise TargetError(f"{args.path}: no such file or folder")
+    target, note = checked_target(args.path)
     for output in (args.output, args.write_baseline):
         if output:
             output_path(output, [target])  # refused before the check runs, not after
@@ -110,6 +109,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
     )
+    config = noted(config, note)
     fmt = host.formats.get(args.format)
     if fmt is None:
         raise UsageError(

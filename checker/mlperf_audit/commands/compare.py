@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
@@ -23,7 +22,7 @@ from .. import api
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible
 from ..scores import MEASURE_HEADERS, BenchmarkScore, accelerator_minutes_ratio, measures_legend, work_rate_ratio
-from . import EXIT_OK, add_reading_options, round_config, write
+from . import EXIT_OK, add_reading_options, checked_target, round_config, write
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,7 @@ def add_command(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    side_a, side_b = Path(args.a), Path(args.b)
+    (side_a, _), (side_b, _) = checked_target(args.a), checked_target(args.b)
     if args.output:
         output_path(args.output, [side_a, side_b])
     config_a = round_config(args, side_a)

@@ -34,7 +34,7 @@ from ..plugins import PluginHost
 from ..report import Report
 from ..safety import STANDARD_OUTPUT, OutputError, html_text, output_path, visible, write_text
 from ..scores import BenchmarkScore
-from . import add_reading_options
+from . import add_reading_options, checked_target, noted
 
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 WIDTH, HEIGHT, MARGIN = 520, 240, 48
@@ -391,9 +391,9 @@ DEFAULT_OUTPUT = "report.html"
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    target = Path(args.path)
-    if not target.exists():
+    if not Path(args.path).exists():
         raise TargetError(f"{visible(args.path)}: no such file or folder")
+    target, note = checked_target(args.path)
     output = args.output or DEFAULT_OUTPUT
     try:
         output_path(output, [target])  # refused before the minutes a check takes, not after
@@ -411,6 +411,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
     )
+    config = noted(config, note)
     jobs = max(1, args.jobs)
     # one discovery and one parse of each log: the check, the scores and the curves
     review = api.review(target, config, host, jobs=jobs, score=True, collect=curves)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from .. import scores
 from ..api import scored
 from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, no_workflow_commands, output_path, visible
-from . import EXIT_OK, UsageError, add_reading_options, round_config, write
+from . import EXIT_OK, UsageError, add_reading_options, checked_target, noted, round_config, write
 
 
 def add_command(commands: Any) -> None:
@@ -31,8 +30,8 @@ def add_command(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    target = Path(args.path)
-    config = round_config(args, target)
+    target, note = checked_target(args.path)
+    config = noted(round_config(args, target), note)
     if args.output == STANDARD_OUTPUT:  # both CSV tables go to standard output, as without -o
         args.output = None
     outputs = [args.output] if args.output else []
