@@ -10,7 +10,9 @@ import argparse
 import gc
 import json
 import os
+import signal
 import sys
+import threading
 import traceback
 from typing import Any, NoReturn, Sequence
 
@@ -214,7 +216,53 @@ def _say(message: str) -> None:
     print(no_workflow_commands(f"mlperf-audit: {message}"), file=sys.stderr)
 
 
+#: Exit codes of a command stopped by a signal, as a shell reports them (128 + the signal's number).
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised where the command is, so that it ends as Ctrl-C does: its worker processes
+    stopped (mlperf_audit.engine), one line said, no traceback."""
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise Terminated
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line: its exit code. Ctrl-C and SIGTERM end it with one line and 130 or 143,
+    like any command a shell runs, and leave no worker process behind."""
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only it can take signals
+    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        _quietly_say("interrupted")
+        return EXIT_INTERRUPTED
+    except Terminated:
+        _quietly_say("terminated")
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _quietly_say(message: str) -> None:
+    """The one line of an interrupted command, which a second Ctrl-C cannot turn into a traceback."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        _say(message)
+    except OSError:  # standard error is gone with the terminal: nothing to say it to
+        pass
+    finally:
+        # what arrived meanwhile is dropped: the command is ending already
+        for pending in signal.sigpending() & {signal.SIGINT, signal.SIGTERM}:
+            signal.sigwait({pending})
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character gets its escape
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:

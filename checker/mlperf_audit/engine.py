@@ -15,6 +15,8 @@ import functools
 import json
 import multiprocessing
 import os
+import signal
+import time
 import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Protocol, Sequence
@@ -506,6 +508,44 @@ def parallel_fallback() -> str | None:
     return None
 
 
+def _worker_signals() -> None:
+    """In each forked worker: Ctrl-C (which a terminal sends to the whole process group) is the
+    main process's to handle, which then stops the workers; SIGTERM ends a worker at once, whatever
+    handler it inherited from the main process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+#: How long stopped workers get to end before they are killed.
+STOP_GRACE_SECONDS = 2.0
+
+
+def _stop_workers(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Ends the pool's worker processes now, not after the work they claimed (the executor's own
+    shutdown waits for it): SIGTERM, then SIGKILL for any still there after a grace period."""
+    # A second Ctrl-C while the workers are stopped waits until they are: it must not leave one.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        _end_processes(pool)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _end_processes(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    # Python 3.14 has pool.terminate_workers(); up to 3.13 the processes are only reachable here.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _each_folder(
     folders: list[BenchmarkFolder],
     host: Host,
@@ -526,10 +566,15 @@ def _each_folder(
     # each worker starts with a folder of its own, so every process does some of the work
     order = sorted(range(len(folders)), key=lambda i: -sum(entry.size_bytes for entry in folders[i].result_files))
     _WORKER = (host, context, folders, work, fork.Value("q", workers + 1), order)
+    pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=fork, initializer=_worker_signals)
     try:
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=fork) as pool:
-            futures = [pool.submit(_claimed_folders, index + 1) for index in range(workers)]
-            results = [_claimed_folders(0)] + [future.result() for future in futures]
+        futures = [pool.submit(_claimed_folders, index + 1) for index in range(workers)]
+        results = [_claimed_folders(0)] + [future.result() for future in futures]
+    except BaseException:  # Ctrl-C, SIGTERM or a failure: no worker outlives this process's work
+        _stop_workers(pool)
+        raise
+    else:
+        pool.shutdown()
     finally:
         _WORKER = None
     outputs: list[Any] = [None] * len(folders)
