@@ -294,3 +294,11 @@ def test_archives_are_still_checked(cli, fixtures, tmp_path):
     result = cli("check", archive, "--format", "json", "--ignore", "EXA")
     assert result.code == 0, result.err
     assert json.loads(result.out)["target"]["result_files"] > 0
+
+
+def test_the_api_names_the_submission_to_check_for_its_results_folder(fixtures):
+    from mlperf_audit import api
+    from mlperf_audit.errors import TargetError
+
+    with pytest.raises(TargetError, match="the results/ folder of a submission, not one by itself; check the "):
+        api.check(fixtures / "clean" / "Fixture" / "results")
