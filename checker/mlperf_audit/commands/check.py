@@ -31,7 +31,7 @@ def add_command(commands: Any) -> None:
         action="append",
         default=[],
         metavar="FORMAT:FILE",
-        help="also write the report in FORMAT to FILE (repeatable), e.g. sarif:audit.sarif",
+        help="also write the report in FORMAT to FILE (repeatable; - for standard output), e.g. sarif:audit.sarif",
     )
     parser.add_argument(
         "--select",
@@ -76,7 +76,9 @@ def add_command(commands: Any) -> None:
     )
     parser.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
     parser.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
-    parser.add_argument("--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE")
+    parser.add_argument(
+        "--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE (- for standard output)"
+    )
     parser.add_argument(
         "--partial", action="store_true", help="a submitter's what-if: runs still missing are pending, not failures"
     )

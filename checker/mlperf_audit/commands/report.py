@@ -433,7 +433,7 @@ def add_command(commands: Any) -> None:
         "--output",
         metavar="FILE",
         help=f"the HTML file, outside PATH (default: {DEFAULT_OUTPUT} in the current folder, "
-        "refused when that is inside PATH or beside the checked log)",
+        "refused when that is inside PATH or beside the checked log; - for standard output)",
     )
     add_reading_options(parser, partial=False, jobs="check and score benchmark folders")
     parser.set_defaults(handler=run)

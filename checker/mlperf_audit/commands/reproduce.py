@@ -152,6 +152,11 @@ def add_command(commands: Any) -> None:
     parser = commands.add_parser("reproduce", help="the recipe to rerun one result folder from its package")
     parser.add_argument("folder", metavar="RESULT_FOLDER", help="<submitter>/results/<system>/<benchmark>")
     parser.add_argument("--format", default="text", choices=sorted(FORMATS))
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (never inside the submitter's package)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write to FILE (never inside the submitter's package; - for standard output)",
+    )
     add_reading_options(parser, partial=False)
     parser.set_defaults(handler=run)

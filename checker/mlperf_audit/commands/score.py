@@ -23,7 +23,9 @@ def add_command(commands: Any) -> None:
         choices=("text", "json", "csv"),
         help="text (default), json, or csv: the official summarizer's two tables",
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv)")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (csv: FILE and FILE_detailed.csv; - for standard output)"
+    )
     add_reading_options(parser, jobs="score benchmark folders")
 
     parser.set_defaults(handler=run)
