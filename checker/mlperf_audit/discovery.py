@@ -473,8 +473,9 @@ _SNIFF_CHUNK = 1 << 20
 def not_a_log(path: Path) -> str | None:
     """Why the regular file `path`, given as PATH, is not a result log, with what to check
     instead; None when it may be one. A `result_*.txt` is a log however broken (its findings say
-    what is wrong); any other file is one when it holds an MLLOG record (`:::MLL`)."""
-    if is_result_name(path.name):
+    what is wrong), and so is a link to one; any other file is one when it holds an MLLOG record
+    (`:::MLL`)."""
+    if is_result_name(path.name) or is_result_name(os.path.basename(os.path.realpath(path))):
         return None
     try:
         with open_binary(path) as stream:
