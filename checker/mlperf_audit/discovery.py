@@ -449,11 +449,11 @@ def discover(path: str | Path) -> Tree:
             "mlperf-audit never follows a linked folder, nor a linked file out of PATH: check the folder the "
             "links point to, or copy it in place of the links"
         )
-    submission = submission_of_part(target)
-    if submission is not None:  # the command line checks the submission instead (commands.checked_target)
+    around = submission_of_part(target)
+    if around is not None:  # the command line checks the submission instead (commands.checked_target)
         raise TargetError(
             f"{shown}: the {Path(os.path.abspath(target)).name}/ folder of a submission, not one by itself; "
-            f"check the submission folder that holds it: {visible(str(submission))}"
+            f"check the submission folder that holds it: {visible(str(around))}"
         )
     raise TargetError(
         f"{shown}: no MLPerf results here (expected results/ and systems/, submitter folders, "
