@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads processes from /proc (Linux)")
+
 #: Copies of the real sample in the tree: enough that checking it takes seconds, so the signal
 #: arrives while the workers are busy.
 COPIES = 4
