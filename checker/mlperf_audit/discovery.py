@@ -181,12 +181,17 @@ class _Walker:
                 )
             )
 
-    def hygiene(self, folder: Path) -> None:
+    def hygiene(self, folder: Path, skipped: frozenset[str] = frozenset()) -> None:
         """The official repository checks over a whole folder: names and sizes (links are checked
-        where the folders are listed, and again here for folders discovery does not list)."""
+        where the folders are listed, and again here for folders discovery does not list).
+        `skipped`: names at the folder's top that are not walked at all (`REPOSITORY_ENTRIES`)."""
         # plain strings, not Paths: a code tree holds tens of thousands of files, and a path is
         # shown only in a finding
-        for root, dirs, files in _walk(os.fspath(folder)):
+        top = os.fspath(folder)
+        for root, dirs, files in _walk(top):
+            if skipped and root == top:
+                dirs[:] = [name for name in dirs if name not in skipped]
+                files = [name for name in files if name not in skipped]
             dirs.sort()
             for name in dirs:
                 if _is_bad_name(name):
@@ -414,7 +419,7 @@ def discover(path: str | Path) -> Tree:
         if is_dir and not name.startswith(".") and name not in SUBMISSION_FOLDERS and holds_submission(target / name)
     ]
     if (names.get("results") or names.get("systems")) and not beside:
-        submission = _submission(walker, target, visible(target.resolve().name))
+        submission = _submission(walker, target, visible(target.resolve().name), checkout=True)
         return Tree(target, TargetKind.SUBMISSION, (submission,), (), tuple(walker.issues))
 
     listing = walker.list(target)
@@ -604,8 +609,35 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
         walker.issues.append(Issue(code, message, walker.display(folder), hint=hint))
 
 
-def _submission(walker: _Walker, folder: Any, name: str) -> Submission:
-    """`folder`: a Path, or a folder's name inside an archive (`_ArchiveWalker`)."""
+#: What a submitter's own repository holds at its root besides the package: version control, CI and
+#: tooling configuration. When PATH is such a folder (a pre-commit hook runs `check .` there), these
+#: are not package content and are not walked, as a results repository's own `.git` and `.github`
+#: are not; anywhere else (inside a submitter's folder, a system or benchmark folder, an archive)
+#: they are names the official repository checker rejects. A hidden folder among them that holds a
+#: submission is still reported (PKG022).
+REPOSITORY_ENTRIES = frozenset(
+    {
+        ".git",
+        ".gitattributes",
+        ".github",
+        ".gitignore",
+        ".gitlab",
+        ".gitlab-ci.yml",
+        ".gitmodules",
+        ".hg",
+        ".hgignore",
+        ".svn",
+        ".editorconfig",
+        ".pre-commit-config.yaml",
+        ".mlperf-audit.toml",
+    }
+)
+
+
+def _submission(walker: _Walker, folder: Any, name: str, checkout: bool = False) -> Submission:
+    """`folder`: a Path, or a folder's name inside an archive (`_ArchiveWalker`). `checkout`: the
+    folder is PATH itself, on disk (a submitter's own repository), whose `REPOSITORY_ENTRIES` are
+    not package content."""
     systems: list[SystemDescription] = []
     if walker.is_dir(walker.join(folder, "systems")):
         for entry in walker.list(walker.join(folder, "systems")).files:
@@ -615,17 +647,21 @@ def _submission(walker: _Walker, folder: Any, name: str) -> Submission:
     system_dirs: list[str] = []
     # the submitter's own file: its lines are the flags the round's verify script passes to the
     # package checker for every folder (rcp_bypass, rcp_bert_train_samples in rounds 2.0 to 3.0)
+    top = walker.list(folder)
     flags = tuple(
-        _params(f, "submitter", every_line=True)
-        for f in walker.list(folder).files
-        if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
+        _params(f, "submitter", every_line=True) for f in top.files if f.path.rsplit("/", 1)[-1] == PARAMS_FILE
     )
     if walker.is_dir(walker.join(folder, "results")):
         for system_name, system_folder in walker.list(walker.join(folder, "results")).dirs:
             system_dirs.append(system_name)
             benchmarks.extend(_benchmarks(walker, system_folder, name, system_name, flags))
     source_dirs, implementations = _implementations(walker, walker.join(folder, "benchmarks"))
-    walker.hygiene(folder)
+    if checkout:
+        tooling = [(shown, path) for shown, path in top.dirs if path.name in REPOSITORY_ENTRIES]
+        _not_submissions(walker, tooling)  # each is hidden: reported only where it holds a submission
+        walker.hygiene(folder, REPOSITORY_ENTRIES)
+    else:
+        walker.hygiene(folder)
     return Submission(
         name,
         walker.display(folder),

@@ -232,7 +232,13 @@ class ScalingJsonInvalid(IssueRule):
 class BadName(IssueRule):
     """A file or folder name starts with a dot or contains a space.
 
-    What it checks: every name under a submission, as the official repository checker does.
+    What it checks: every name under a submission, as the official repository checker does. A
+    PATH that is itself one submission on disk (the folder a submitter commits from, where a
+    pre-commit hook runs `mlperf-audit check .`) may hold version-control and tooling entries at
+    its root (`.git`, `.github`, `.gitignore`, `.gitattributes`, `.pre-commit-config.yaml`,
+    `.mlperf-audit.toml` and the like): they are not package content and are not checked, as a
+    results repository's own are not; the same names inside the package, in a submitter's folder
+    of a results repository or in an archive are reported.
 
     Why it matters: the official `repo_checker` rejects such names (they break scripts and hide
     files); a results repository will not take them.
