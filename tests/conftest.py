@@ -15,9 +15,67 @@ from mlperf_audit.plugins import PluginHost
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "packages"
-SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v4.1-sample").resolve()
-POWER_SAMPLE = (REPO.parent / "shared" / "data" / "mlperf-training-v5.0-power-sample").resolve()
+#: Where the real samples are looked for: ../shared/data beside the checkout, unless this names another folder.
+SHARED_DATA_ENV = "MLPERF_AUDIT_SHARED_DATA"
+SHARED_DATA = Path(os.environ.get(SHARED_DATA_ENV) or REPO.parent / "shared" / "data").resolve()
+SAMPLE = SHARED_DATA / "mlperf-training-v4.1-sample"
+IMPLEMENTATIONS = SHARED_DATA / "mlperf-training-v4.1-implementations"
+POWER_SAMPLE = SHARED_DATA / "mlperf-training-v5.0-power-sample"
 REQUIRE_SAMPLE_ENV = "MLPERF_AUDIT_REQUIRE_SAMPLE"
+
+#: The real data each fixture (or the `sample` marker) needs: (what, where).
+NEEDED_DATA: dict[str, tuple[tuple[str, Path], ...]] = {
+    "sample": (("v4.1 sample", SAMPLE),),
+    "sample_with_code": (("v4.1 sample", SAMPLE), ("v4.1 implementations", IMPLEMENTATIONS)),
+    "power_sample": (("v5.0 power sample", POWER_SAMPLE),),
+}
+
+
+def _missing_data(item: pytest.Item) -> set[tuple[str, Path]]:
+    """The real data a test needs (its fixtures, the `sample` marker) that is not here."""
+    names = set(getattr(item, "fixturenames", ())) & NEEDED_DATA.keys()
+    if not names and item.get_closest_marker("sample") is not None:  # the marker alone: the v4.1 sample
+        names.add("sample")
+    return {needed for name in names for needed in NEEDED_DATA.get(name, ()) if not needed[1].is_dir()}
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which real data is here, before anything runs: without it, the tests that need it skip."""
+    data = {what: path for needs in NEEDED_DATA.values() for what, path in needs}
+    missing = [f"the {what} ({path})" for what, path in data.items() if not path.is_dir()]
+    lines = [
+        f"real data: {', '.join(data)} found in {SHARED_DATA}"
+        if not missing
+        else f"real data missing: {'; '.join(missing)}"
+    ]
+    rounds = os.environ.get(ROUNDS_ENV)
+    if not rounds or not Path(rounds).is_dir():
+        lines.append(f"published rounds: {ROUNDS_ENV} is not set to a folder: the whole-round tests skip")
+    return lines
+
+
+def pytest_report_collectionfinish(config: pytest.Config, start_path: Path, items: list[pytest.Item]) -> list[str]:
+    """How many of the selected tests need the missing data, and what becomes of them."""
+    needing: dict[tuple[str, Path], int] = {}
+    affected = 0
+    for item in items:
+        missing = _missing_data(item)
+        affected += bool(missing)
+        for needed in missing:
+            needing[needed] = needing.get(needed, 0) + 1
+    if not affected:
+        return []
+    by_data = ", ".join(
+        f"{count} need the {what}" for (what, _), count in sorted(needing.items(), key=lambda i: (-i[1], i[0]))
+    )
+    if os.environ.get(REQUIRE_SAMPLE_ENV):
+        fate = f"will FAIL ({REQUIRE_SAMPLE_ENV} is set)"
+    else:
+        fate = f"will be skipped ({REQUIRE_SAMPLE_ENV}=1 makes them fail instead)"
+    return [
+        f"{affected} of {len(items)} selected test(s) {fate}: real data missing ({by_data}); put the samples "
+        f"in {SHARED_DATA} (CONTRIBUTING.md) or name their folder with {SHARED_DATA_ENV}"
+    ]
 
 
 @dataclass
@@ -75,12 +133,11 @@ def power_sample() -> Path:
 def sample_with_code(tmp_path: Path) -> Path:
     """The real v4.1 sample and the implementations its NVIDIA and Dell results ran, laid over each
     other in one tree (as `../shared/README.md` says to use them)."""
-    implementations = SAMPLE.parent / "mlperf-training-v4.1-implementations"
     shared_data(SAMPLE, "v4.1 sample")
-    shared_data(implementations, "v4.1 implementations")
+    shared_data(IMPLEMENTATIONS, "v4.1 implementations")
     root = tmp_path / "v4.1"
     shutil.copytree(SAMPLE, root)
-    shutil.copytree(implementations, root, dirs_exist_ok=True)
+    shutil.copytree(IMPLEMENTATIONS, root, dirs_exist_ok=True)
     return root
 
 

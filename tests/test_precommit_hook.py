@@ -22,6 +22,7 @@ import pytest
 from conftest import REPO, SAMPLE, shared_data
 
 pytest.importorskip("pre_commit", reason="pre-commit is in the test extra: pip install -e '.[test]'")
+pytestmark = pytest.mark.sample
 
 SUBMITTER = "Google"  # one system, one benchmark folder, no error: the smallest clean submitter of the sample
 
