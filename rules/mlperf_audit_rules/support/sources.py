@@ -35,8 +35,9 @@ global; unet3d's is not compared), the learning rate (stable diffusion's BASE_LR
 BASE_LR x the global batch), gradient accumulation, warmups (not exact). A value written as an
 overridable default (`X=${X:-value}`) is uncertain: the environment may set another.
 
-Shell configurations are read, not run: top-level `NAME=value` and `export NAME=value` lines (also
-`${NAME:-default}`: the value set earlier, else the default), following `source` of files inside
+Shell configurations are read, not run: top-level `NAME=value` and `export NAME=value` lines, split
+into words as the shell splits them (quotes, comments, several commands on a line: `export A=32;`
+sets 32; also `${NAME:-default}`: the value set earlier, else the default), following `source` of files inside
 the implementation; assignments inside `if`/`case`/`for`/`while` blocks and values computed by
 commands are ignored.
 """
@@ -140,8 +141,58 @@ _SOURCE = re.compile(r"^(?:source|\.)\s+(.+)$")
 _DEFAULT = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=](.*)\}$")
 
 
+#: Characters of the control operators that end a command outside quotes: `;`, `&&`, `||`, `|`, `&`
+#: (not parentheses: `$(nproc)` is one word).
+_OPERATORS = ";&|"
+_DECLARATIONS = ("export", "declare", "readonly")
+
+
+def _statements(line: str) -> list[list[str]] | None:
+    """The simple commands of one line, as the shell splits them into words (quotes removed, a
+    comment dropped), cut at control operators: `export A=1; export B=2 && run` is three commands.
+    None when the line does not parse (an unclosed quote)."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=_OPERATORS)
+    lexer.whitespace_split = True
+    lexer.commenters = "#"
+    commands: list[list[str]] = [[]]
+    try:
+        for token in lexer:
+            if token and all(character in _OPERATORS for character in token):
+                commands.append([])
+            else:
+                commands[-1].append(token)
+    except ValueError:
+        return None
+    return [words for words in commands if words]
+
+
+def _assignments(line: str) -> list[tuple[str, str | None]]:
+    """The variables a line of a configuration sets, each with its word (None: a value only running
+    the shell would give, such as `A=1 command`, or a line that does not parse)."""
+    first = _ASSIGNMENT.match(line)
+    if not first:
+        return []
+    statements = _statements(line)
+    if statements is None:
+        return [(first.group(1), None)]
+    found: list[tuple[str, str | None]] = []
+    for words in statements:
+        if words[0] in _DECLARATIONS:
+            words = [word for word in words[1:] if not word.startswith("-")]  # `declare -x A=1`
+            assigned = [word.partition("=") for word in words if _NAME.match(word)]
+            found.extend((name, value) for name, _, value in assigned)
+        elif all(_NAME.match(word) for word in words):  # `A=1 B=2` sets both
+            found.extend((name, value) for name, _, value in (word.partition("=") for word in words))
+        elif _NAME.match(words[0]):  # `A=1 command`: what A holds after it is not read here
+            found.append((words[0].partition("=")[0], None))
+    return found
+
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
 def _value(raw: str, known: dict[str, Assignment], depth: int = 0) -> str | None:
-    """The literal value of a shell word, or None when only running the shell would tell."""
+    """The literal value of a shell word written `raw`, or None when only running the shell would tell."""
     raw = raw.strip()
     if depth > 8 or len(raw) > 4096:  # nested defaults deeper than any configuration writes
         return None
@@ -153,7 +204,14 @@ def _value(raw: str, known: dict[str, Assignment], depth: int = 0) -> str | None
         return None
     if len(words) != 1:
         return None if words else ""
-    word = words[0]
+    return _word_value(words[0], known, depth)
+
+
+def _word_value(word: str, known: dict[str, Assignment], depth: int = 0) -> str | None:
+    """The literal value of one shell word (quotes already removed), or None when only running the
+    shell would tell."""
+    if len(word) > 4096:
+        return None
     match = _DEFAULT.match(word)
     if match:  # ${NAME:-default}: the value set earlier (a configuration before the common file it
         # sources), else the default the file gives (the variable from outside is unknown)
@@ -212,18 +270,17 @@ def parse_shell(
             if target is not None:
                 parse_shell(implementation, target, depth + 1, known, seen)
             continue
-        match = _ASSIGNMENT.match(line)
-        if match:
-            default = _DEFAULT.match(match.group(2).strip().strip("'\""))
-            earlier = known.get(match.group(1))
-            if default and default.group(1) == match.group(1) and earlier is not None and earlier.value != "":
+        for name, word in _assignments(line):
+            default = _DEFAULT.match(word) if word is not None else None
+            earlier = known.get(name)
+            if default and default.group(1) == name and earlier is not None and earlier.value != "":
                 continue  # `X=${X:-default}` keeps the value set earlier, where it was set
-            value = _value(match.group(2), known)
+            value = _word_value(word, known) if word is not None else None
             if value is not None:
-                own_default = bool(default and default.group(1) == match.group(1))
-                known[match.group(1)] = Assignment(value, entry.path, number, own_default)
+                own_default = bool(default and default.group(1) == name)
+                known[name] = Assignment(value, entry.path, number, own_default)
             else:
-                known.pop(match.group(1), None)  # set to something only the shell knows
+                known.pop(name, None)  # set to something only the shell knows
     return known
 
 
