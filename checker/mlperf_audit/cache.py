@@ -325,11 +325,17 @@ class ParseCache:
 
     def size(self) -> tuple[int, int]:
         """Parsed files held, and the bytes of every regular file held (old RCP statistics included)."""
-        count = total = 0
+        usage = self.usage()
+        return usage[SUBFOLDER][0], sum(size for _, size in usage.values())
+
+    def usage(self) -> dict[str, tuple[int, int]]:
+        """Entries and bytes held in each of the cache's folders (`FOLDERS`): parsed files, kept
+        checks, and the RCP statistics of earlier versions."""
+        usage = dict.fromkeys(FOLDERS, (0, 0))
         for folder, _folder_fd, _name, info in self._files():
-            count += folder == SUBFOLDER
-            total += info.st_size
-        return count, total
+            count, total = usage[folder]
+            usage[folder] = (count + 1, total + info.st_size)
+        return usage
 
     def prune(self, days: float) -> tuple[int, int]:
         """Removes what no check used in the last `days` days; returns the files and bytes removed."""

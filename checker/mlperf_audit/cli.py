@@ -19,7 +19,7 @@ from typing import Any, NoReturn, Sequence
 from tabulate import tabulate
 
 from ._version import __version__
-from .cache import ParseCache, default_directory
+from .cache import CHECK_FOLDER, OLD_RCP_FOLDER, SUBFOLDER, ParseCache, default_directory
 from .commands import EXIT_ERROR, EXIT_OK, UsageError, audit, check, compare, report, reproduce, score, write
 from .errors import AuditError, PluginError
 from .plugins import PluginHost
@@ -189,9 +189,24 @@ def _cmd_cache(args: argparse.Namespace, host: PluginHost) -> int:
         count, freed = cache.prune(args.days)
         write(f"{shown}: removed {count} entries unused for {args.days:g} days ({freed / 2**20:.1f} MiB)\n", None)
         return EXIT_OK
-    count, size = cache.size()
+    usage = cache.usage()
+
+    def held(folder: str, what: str) -> str:
+        return f"{usage[folder][0]} {what}, {usage[folder][1] / 2**20:.1f} MiB"
+
+    total = sum(size for _, size in usage.values()) / 2**20
+    summary = [held(SUBFOLDER, "parsed file(s)"), held(CHECK_FOLDER, "whole-check entries")]
+    if usage[OLD_RCP_FOLDER][0]:
+        summary.append(
+            held(OLD_RCP_FOLDER, "RCP statistics file(s) of an earlier version (`cache clear` removes them)")
+        )
     unusable = f"; checks do not use it: {visible(problem)}" if problem else ""
-    write(f"{shown}: {count} parsed file(s), {size / 2**20:.1f} MiB{unusable}\n", None)
+    lines = [
+        f"{shown}: {'; '.join(summary)}; {total:.1f} MiB in all{unusable}",
+        f"  {SUBFOLDER}/  parsed files: each result file's records (after an edit, only changed files are parsed)",
+        f"  {CHECK_FOLDER}/  whole checks: each check's or score's outcome (for an unchanged tree) and marks of PATHs",
+    ]
+    write("\n".join(lines) + "\n", None)
     return EXIT_OK
 
 
