@@ -100,6 +100,13 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
         command.add_command(commands)
 
     rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")
+    rules_cmd.add_argument(
+        "selectors",
+        nargs="*",
+        metavar="SELECTOR",
+        help="only the rules these name, as --select does: a code, a prefix of codes (AUD) or a rule name; "
+        "comma-separated or repeated",
+    )
     rules_cmd.add_argument("--json", action="store_true", help="print the rules as JSON")
 
     explain_cmd = commands.add_parser("explain", help="print the documentation of a rule")
@@ -127,10 +134,27 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
 
 
 def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
+    from difflib import get_close_matches
+
+    from .engine import matches
+
+    selectors = [part.strip() for text in args.selectors for part in text.split(",") if part.strip()]
+    for selector in selectors:
+        if not any(matches(rule, selector) for rule in host.rules):
+            known = sorted({r.code for r in host.rules} | {r.code.rstrip("0123456789") for r in host.rules})
+            close = get_close_matches(selector.upper(), known, n=3) + get_close_matches(
+                selector, sorted(r.name for r in host.rules), n=2
+            )
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            raise UsageError(
+                f"no rule is named by {selector!r}: give a code, a prefix of codes or a rule name{hint} "
+                "(`mlperf-audit rules` lists them)"
+            )
+    shown = [rule for rule in host.rules if not selectors or any(matches(rule, s) for s in selectors)]
     if args.json:
-        write(json.dumps([rule.describe() for rule in host.rules], indent=2) + "\n", None)
+        write(json.dumps([rule.describe() for rule in shown], indent=2) + "\n", None)
         return EXIT_OK
-    rows = [(r.code, r.name, r.severity.value, r.scope, r.plugin, r.summary) for r in host.rules]
+    rows = [(r.code, r.name, r.severity.value, r.scope, r.plugin, r.summary) for r in shown]
     write(tabulate(rows, headers=("code", "name", "severity", "scope", "plugin", "summary")) + "\n", None)
     return EXIT_OK
 

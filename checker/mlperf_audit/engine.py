@@ -59,12 +59,14 @@ INTERNAL_RULE = "CHK001"
 MAX_SCALING_JSON_BYTES = 1 << 16
 
 
+def matches(rule: type[Rule], selector: str) -> bool:
+    """Whether a selector of `--select`, `--ignore` or `mlperf-audit rules` names the rule: ALL, a
+    code or a prefix of codes (`AUD`, `AUD00`, `AUD006`), or the rule's name."""
+    return selector == "ALL" or rule.code.startswith(selector) or rule.name == selector
+
+
 def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]]:
     """The rules in force: matched by `select`, not matched by `ignore`, applicable to the ruleset."""
-
-    def matches(rule: type[Rule], selector: str) -> bool:
-        return selector == "ALL" or rule.code.startswith(selector) or rule.name == selector
-
     for selector in config.select + config.ignore:
         if not any(matches(rule, selector) for rule in rules):
             hint = did_you_mean_rule(selector, [rule.code for rule in rules], [rule.name for rule in rules])
