@@ -16,6 +16,7 @@ import csv
 import io
 import math
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -227,6 +228,33 @@ def _kilojoules(value: float | None) -> str:
     return "-" if value is None else f"{value / 1000:.1f}"
 
 
+#: What the columns of the text table mean: printed under it, and in `mlperf-audit score --help`.
+LEGEND = (
+    ("runs", "result files in the folder (/ the number the round requires, when it differs; failed: not compliant)"),
+    (
+        "RCP factor",
+        "the RCP check's normalisation: the reference convergence points' mean over this result's "
+        "(olympic mean of its runs), at least 1 (1.0000: no reference applies, or the runs converge no "
+        "faster than the reference)",
+    ),
+    (
+        "scaling",
+        "what the score is multiplied by (what scaling.json holds): the RCP factor when the runs pass the "
+        "RCP check yet converge faster than the reference mean, else 1",
+    ),
+    ("score (min)", "the olympic mean of the runs' minutes to train (fastest and slowest dropped) x scaling"),
+    ("spread", "the runs' time-to-train, standard deviation over mean"),
+)
+
+
+def legend_text(indent: str = "", width: int = 100) -> str:
+    """The column legend, a paragraph a column, wrapped to `width`."""
+    return "\n".join(
+        textwrap.fill(f"{column}: {meaning}", width, initial_indent=indent, subsequent_indent=indent + "    ")
+        for column, meaning in LEGEND
+    )
+
+
 def render_text(scores: list[BenchmarkScore]) -> str:
     rows = []
     for s in scores:
@@ -269,7 +297,9 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             ],
             tablefmt="simple",
             disable_numparse=True,
-        )
+        ),
+        "",
+        legend_text(),
     ]
     for s in scores:
         times = ", ".join(

@@ -15,7 +15,14 @@ from . import EXIT_OK, UsageError, add_reading_options, checked_target, noted, r
 
 
 def add_command(commands: Any) -> None:
-    parser = commands.add_parser("score", help="time-to-train and score of every benchmark folder under PATH")
+    parser = commands.add_parser(
+        "score",
+        help="time-to-train and score of every benchmark folder under PATH",
+        description="Time-to-train and score of every benchmark folder under PATH, as the official summarizer "
+        "computes them.",
+        epilog="columns of the text table:\n" + scores.legend_text("  "),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("path", metavar="PATH", help="any PATH that `check` accepts")
     parser.add_argument(
         "--format",
