@@ -319,12 +319,21 @@ class SuperlinearScaling(Rule):
     7% where the two systems are different chassis (other accelerators per node or host
     processor: equal-size configurations on different chassis vary by up to 7%).
 
+    A larger batch per accelerator explains a gap up to its own size: it gives each accelerator more
+    work per step for the same per-step overheads, so the work per accelerator grows at most in
+    proportion to it (a step takes no less time for more samples). Each result's per-accelerator
+    batch is its logged `global_batch_size` over its accelerators; where the larger system's is at
+    least the work ratio times the smaller's, nothing is reported (Dell's v5.0 bert: 192 per GB200
+    against 48, 4x, for 1.13x the work). The message states both batch sizes.
+
     Why it matters: adding accelerators adds communication; doing more per accelerator on a bigger
-    system needs an explanation (a memory-bound small configuration can give one).
+    system, with no more work per accelerator per step, needs an explanation (a memory-bound small
+    configuration can give one).
 
-    Example: 8 GPUs at 1,000 samples/min per GPU, 64 GPUs at 1,200.
+    Example: 8 GPUs at 1,000 samples/min per GPU, 64 GPUs at 1,200, both at a batch of 2 per GPU.
 
-    How to fix: explain it in the submission notes, or check the accelerator counts.
+    How to fix: explain it in the submission notes, or check the accelerator counts and the logged
+    `global_batch_size`.
     """
 
     code = "AUD006"
@@ -334,11 +343,11 @@ class SuperlinearScaling(Rule):
     scope = "tree"
 
     def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
-        groups: dict[tuple[str, str, str], list[tuple[int, float, str]]] = {}
-        for submitter, benchmark, model, count, per_accelerator, path in context.received(RATES):
-            groups.setdefault((submitter, benchmark, model), []).append((count, per_accelerator, path))
-        for (submitter, benchmark, model), entries in sorted(groups.items()):
-            entries.sort()
+        groups: dict[tuple[str, str, str], list[tuple[int, float, str, float | None]]] = {}
+        for submitter, benchmark, model, count, per_accelerator, path, batch in context.received(RATES):
+            groups.setdefault((submitter, benchmark, model), []).append((count, per_accelerator, path, batch))
+        for (submitter, benchmark, model), entries in sorted(groups.items(), key=lambda item: item[0]):
+            entries.sort(key=lambda entry: entry[:3])
             for small, large in zip(entries, entries[1:]):
                 # another framework may log its convergence point in another unit (Google's v1.1
                 # bert, TensorFlow against JAX: 4.8e7x): two systems that name only other ones are
@@ -350,11 +359,38 @@ class SuperlinearScaling(Rule):
                     SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
                 )
                 if large[0] > small[0] and large[1] > margin * small[1]:
+                    ratio = large[1] / small[1]
+                    batches = self.batches(small, large, ratio)
+                    if batches is None:
+                        continue  # a larger batch per accelerator accounts for the gap
                     yield self.finding(
-                        f"{benchmark} on {large[0]} x {model} does {large[1] / small[1]:.2f}x the work per accelerator "
-                        f"of {small[0]} x {model} ({small[2]})",
+                        f"{benchmark} on {large[0]} x {model} does {ratio:.2f}x the work per accelerator "
+                        f"of {small[0]} x {model} ({small[2]}); {batches}",
                         path=large[2],
                     )
+
+    @staticmethod
+    def batches(
+        small: tuple[int, float, str, float | None], large: tuple[int, float, str, float | None], ratio: float
+    ) -> str | None:
+        """The per-accelerator batch sizes of the two results, said; None where the larger system's
+        is large enough to account for `ratio`."""
+        if small[3] is None or large[3] is None:
+            return "the logs give no global_batch_size to compare the batch per accelerator"
+        per_small, per_large = small[3] / small[0], large[3] / large[0]
+        if per_large >= ratio * per_small:
+            return None
+        return (
+            f"batch per accelerator {per_large:g} against {per_small:g} (global_batch_size {large[3]:g} on "
+            f"{large[0]}, {small[3]:g} on {small[0]}): "
+            + (
+                "the same work per step, so the batch does not explain it"
+                if per_large == per_small
+                else "a smaller batch per accelerator"
+                if per_large < per_small
+                else f"{per_large / per_small:.2f}x larger, too little to explain it"
+            )
+        )
 
     @staticmethod
     def frameworks(submitter: str, path: str, context: CheckContext) -> set[str]:
@@ -385,8 +421,20 @@ FRAMEWORKS = ("tensorflow", "mxnet", "paddle", "mindspore", "jax", "pytorch", "h
 
 
 #: Each folder's work per accelerator per minute: (submitter, benchmark, accelerator model, count,
-#: rate per accelerator, folder path), published while checking the folder, read by AUD006.
-RATES: Channel[tuple[str, str, str, int, float, str]] = Channel("plausibility.rates")
+#: rate per accelerator, folder path, global batch size or None), published while checking the
+#: folder, read by AUD006.
+RATES: Channel[tuple[str, str, str, int, float, str, float | None]] = Channel("plausibility.rates")
+
+
+def global_batch(result: BenchmarkResult) -> float | None:
+    """The `global_batch_size` the runs log (the most common value; None when none logs a positive number)."""
+    values = []
+    for run in result.runs:
+        event = run.first("global_batch_size")
+        value = event.value if event is not None else None
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf"):
+            values.append(float(value))
+    return statistics.mode(values) if values else None
 
 
 @hookimpl
@@ -407,6 +455,7 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
                 count,
                 sum(middle) / len(middle) / count,
                 result.path,
+                global_batch(result),
             ),
         )
 
