@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any, Iterable
 
@@ -175,9 +176,18 @@ class SubmitterMismatch(Rule):
     Names are compared regardless of case, spaces and punctuation; the reference launchers'
     unset default, `SUBMISSION_ORG_PLACEHOLDER`, is information (no evidence either way).
 
+    The message says what the evidence supports. Implementations that OEMs run as published log
+    their author's name unless told otherwise (`VENDOR_DEFAULTS`: NVIDIA's, AMD's, Habana's,
+    MosaicML's launchers, the MLCommons reference's `reference_implementation`): such a name is
+    worded as a vendor launcher's default kept, and the logs' `submission_platform` says whether
+    they name this package's system (Supermicro's v4.1 `1xAS-8125GS-TNHR`), the launcher's
+    placeholder, or neither. Only another name than these is worded as what may be another
+    submitter's runs; a name a letter or two from the package's is said to look like a misspelling.
+
     Example: `submission_org: "NVIDIA"` in `Dell/results/...`.
 
-    How to fix: submit your own runs, or correct `submission_org` in the launcher.
+    How to fix: set `submission_org` to your organisation in the launcher; if the runs are not
+    your own, submit your own runs.
     """
 
     code = "SYS004"
@@ -195,22 +205,88 @@ class SubmitterMismatch(Rule):
                 isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)
             ):
                 placeholder = event.value == PLACEHOLDER
+                why, hint = (
+                    (": the reference launchers' default, never set (no sign of another submitter's runs)", None)
+                    if placeholder
+                    else self.evidence(result, run, event.value, expected, description)
+                )
                 yield self.finding(
-                    f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}"
-                    + (
-                        ": the reference launchers' default, never set (no sign of another submitter's runs)"
-                        if placeholder
-                        else ""
-                    ),
+                    f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}{why}",
                     path=run.path,
                     line=event.line,
                     severity=Severity.INFO if placeholder else None,
+                    hint=hint,
                 )
                 return  # one per folder: the runs of a folder share a launcher
+
+    @staticmethod
+    def evidence(
+        result: BenchmarkResult, run: Run, logged: Any, expected: set[str], description: SystemDescription | None
+    ) -> tuple[str, str]:
+        """What the logs show beside the other name, and the fix it calls for."""
+        text = str(logged)
+        vendor = VENDOR_DEFAULTS.get(_letters(text))
+        if vendor is None:
+            close = [name for name in sorted(expected) if _misspelt(text, name)]
+            if close:
+                return (
+                    f": it looks like a misspelling of {close[0]!r}",
+                    "Correct submission_org in the launcher to the submitter's name.",
+                )
+            return (
+                ": the logs name another organisation; these may be another submitter's runs",
+                "Submit your own runs, or correct submission_org in the launcher if they are yours.",
+            )
+        platform = run.first("submission_platform")
+        shown = str(platform.value) if platform is not None else None
+        names = [result.system or "", str(description.get("system_name") or "") if description else ""]
+        if shown is None or not _letters(re.sub(r"^[0-9]+x", "", shown)) or "placeholder" in shown.lower():
+            where = "its submission_platform is the launcher's placeholder too" if shown else "no submission_platform"
+        elif _names_system(shown, names):
+            where = f"the logs' submission_platform {shown!r} names this package's system"
+        else:
+            where = f"the logs' submission_platform {shown!r} does not name this package's system either"
+        return (
+            f": {vendor}'s default submission_org, kept ({where})",
+            f"Set submission_org to your organisation in the launcher ({vendor}'s launcher logs {text!r} unless told "
+            "otherwise); if these are not your runs, submit your own.",
+        )
 
 
 #: What the reference launchers log until a submitter sets submission_org.
 PLACEHOLDER = "SUBMISSION_ORG_PLACEHOLDER"
+
+#: submission_org values that published implementations log by default (letters and digits,
+#: lowercase), and whose launcher logs them: OEMs that run these keep them (docs/published-rounds-reviews.yaml,
+#: SYS004: NVIDIA's in Supermicro, Dell, Lenovo packages; AMD's in Oracle, Supermicro, Cisco, MiTAC;
+#: Habana's; MosaicML's in Ailiverse's; `reference_implementation` in Intel's).
+VENDOR_DEFAULTS = {
+    "nvidia": "NVIDIA",
+    "amd": "AMD",
+    "habana": "Habana",
+    "habanalabs": "Habana",
+    "mosaicml": "MosaicML",
+    "referenceimplementation": "the MLCommons reference implementation",
+}
+
+
+def _letters(text: str) -> str:
+    return "".join(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def _misspelt(logged: str, name: str) -> bool:
+    """A name one or two letters away from the submitter's ('GigaComptuing' for 'GigaComputing')."""
+    a, b = _letters(logged), _letters(name)
+    return len(b) >= 6 and difflib.SequenceMatcher(None, a, b).ratio() >= 0.85
+
+
+def _names_system(platform: str, systems: list[str]) -> bool:
+    """Whether a submission_platform ('1xAS-8125GS-TNHR', 'GX2560M7_H100_SXM_80GBx4') names one of
+    the package's system names (its folder, its description's system_name), counts aside."""
+    wanted = _letters(re.sub(r"^[0-9]+x", "", platform.strip()))
+    return len(wanted) >= 3 and any(
+        wanted in _letters(system) or (len(_letters(system)) >= 3 and _letters(system) in wanted) for system in systems
+    )
 
 
 def _same_org(logged: str, name: str) -> bool:
