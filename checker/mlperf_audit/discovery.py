@@ -347,8 +347,12 @@ class _ArchiveWalker(_Walker):
             listing.files.append(FileEntry(visible(member.name), member, member.size))  # type: ignore[arg-type]
         return listing
 
-    def hygiene(self, folder: Any) -> None:
+    def hygiene(self, folder: Any, skipped: frozenset[str] = frozenset()) -> None:
         names, special = self.archive.below(folder)  # not a scan of every member per submission
+        if skipped:
+            start = len(folder) + 1 if folder else 0
+            names = [name for name in names if name[start:].split("/", 1)[0] not in skipped]
+            special = [name for name in special if name[start:].split("/", 1)[0] not in skipped]
         for name in names:  # shown only when reported: a name may take kilobytes, and an archive thousands of them
             base = name.rsplit("/", 1)[-1]
             if _is_bad_name(base):
