@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import rulesets
+from . import causes, rulesets
 from .checkcache import CheckCache, check_keys, tree_state
 from .config import Config
 from .discovery import discover
@@ -148,7 +148,7 @@ def review(
         target=TargetSummary.of(str(path), tree),
         config=config,
         plugins=tuple(host.plugins),
-        findings=tuple(outcome.findings),
+        findings=tuple(causes.link(outcome.findings, host.rules)),
         mlperf_logging=mlperf_logging_version(),
         rules=tuple(host.rules),
         checked=tuple(outcome.checked),

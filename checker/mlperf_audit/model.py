@@ -412,6 +412,9 @@ class Finding:
     waived_by: str | None = None  # the reason of the waiver that accepted it, when waived
     #: Other places the finding is about, as (path, line): the log that a configuration disagrees with, say.
     related: tuple[tuple[str, int | None], ...] = ()
+    #: The fingerprint of the finding this one follows from (`Rule.follows_from`): its cause, at
+    #: the same file or in the folder this finding is about. Set after the check (`causes.link`).
+    caused_by: str | None = None
 
     @property
     def location(self) -> str:
@@ -455,6 +458,7 @@ class Finding:
             "fingerprint": self.fingerprint,
             "waived_by": self.waived_by,
             "related": [{"path": path, "line": line} for path, line in self.related],
+            "caused_by": self.caused_by,
         }
 
 

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Sequence
 import yaml
 
 from mlperf_audit import CheckContext, Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
 from .support.history import LaterCheck, later_check
 
@@ -785,6 +786,7 @@ class ComplianceRule(Rule):
 
     family: Family
     group = "compliance"  # hundreds of rules, one interpretation of the log: checked in one call
+    follows_from = DAMAGED_LOG  # a record lost to a broken line is then missing
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         return self.check_group([self], run, context)

@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from mlperf_audit import CheckContext, Finding, LogEvent, Rule, Run, Severity, hookimpl
 from mlperf_audit_rules.compliance import official_codes
+from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
 TRAINING_EVENTS = ("block_start", "epoch_start")
 
@@ -29,6 +30,8 @@ def _usable(run: Run) -> bool:
 
 class _KeyMissing(Rule):
     """Base: the run's log has no record of `key`."""
+
+    follows_from = DAMAGED_LOG  # the record may be on the line that could not be read
 
     key: str
     consequence: str

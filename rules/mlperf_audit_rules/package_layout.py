@@ -31,6 +31,7 @@ from mlperf_audit import (
     visible,
 )
 from mlperf_audit_rules.support import confusables, schemas
+from mlperf_audit_rules.support.causes import DAMAGED_LOG
 from mlperf_audit_rules.support.history import later_check
 
 
@@ -405,6 +406,7 @@ class BenchmarkNameMismatch(Rule):
     """
 
     code = "PKG011"
+    follows_from = frozenset({"PKG010"})  # a folder named after no benchmark names none of its logs
     name = "benchmark-name-mismatch"
     summary = "submission_benchmark differs from the benchmark folder's name."
     severity = Severity.ERROR
@@ -772,6 +774,7 @@ class TooManyFailedRuns(Rule):
     """
 
     code = "PKG019"
+    follows_from = DAMAGED_LOG
     name = "too-many-failed-runs"
     summary = "More runs fail than olympic scoring tolerates."
     severity = Severity.ERROR

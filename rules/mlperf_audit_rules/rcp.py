@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
 from .package_layout import directive_in_force
 
@@ -664,6 +665,7 @@ class BatchSizeUndetected(_RcpRule):
     """
 
     code = "RCP003"
+    follows_from = DAMAGED_LOG
     name = "batch-size-undetected"
     summary = "The runs lack one common global_batch_size or benchmark."
     severity = Severity.ERROR

@@ -12,6 +12,7 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
 from .package_layout import directive_in_force
 from .support import schemas
@@ -56,6 +57,7 @@ def _as_int(value: Any) -> int | None:
 
 class _SeedRule(Rule):
     scope = "benchmark"
+    follows_from = DAMAGED_LOG
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         if applies(result, context):

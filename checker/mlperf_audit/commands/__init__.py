@@ -9,16 +9,21 @@ writing a result (never inside a checked PATH).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+from rich.progress import Progress as RichProgress
+
 from ..config import KNOWN_RULESETS, Config, load_config
 from ..discovery import submission_of_part
 from ..errors import AuditError, TargetError
 from ..safety import visible, write_text
+from ..terminal import Screen
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -104,17 +109,51 @@ def round_config(args: argparse.Namespace, target: Path, ruleset: str | None = N
     )
 
 
-def progress(args: argparse.Namespace) -> Any:
-    """A progress line on standard error, only on a terminal: never mixed into reports or pipes."""
-    if args.no_progress or sys.stderr is None or not sys.stderr.isatty():
-        return None
+def add_progress_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--no-progress", action="store_true", help="no progress display on a terminal's standard error"
+    )
 
-    def show(done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\rmlperf-audit: {done}/{total} result files checked{end}")
-        sys.stderr.flush()
 
-    return show
+class Progress:
+    """A progress bar with a time estimate on standard error while a command reads a PATH: shown
+    only on a terminal (never in a pipe, a file or a CI log), cleared when the work is done.
+    Called as `show(done, total)` (result files); refreshed by those calls only, so no thread
+    runs beside the worker processes the check forks."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.bar = RichProgress(
+            TextColumn("mlperf-audit: {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("result files"),
+            TimeRemainingColumn(),
+            console=Screen.of(sys.stderr).console(sys.stderr),
+            transient=True,
+            auto_refresh=False,
+        )
+        self.task = self.bar.add_task(what, total=None)
+
+    def __enter__(self) -> "Progress":
+        self.bar.start()
+        self.bar.refresh()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.bar.stop()
+
+    def __call__(self, done: int, total: int) -> None:
+        self.bar.update(self.task, completed=done, total=total)
+        self.bar.refresh()
+
+
+def progress(args: argparse.Namespace, what: str) -> Any:
+    """A context that gives the `progress` callback of a command's work (None where nothing is
+    shown: --no-progress, or standard error is not a terminal)."""
+    if getattr(args, "no_progress", False) or sys.stderr is None or not Screen.of(sys.stderr).live:
+        return contextlib.nullcontext(None)
+    return Progress(what)
 
 
 def write(text: str, output: str | None, checked: Sequence[Path] = (), append: bool = False) -> None:

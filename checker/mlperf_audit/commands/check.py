@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from pathlib import Path
 from typing import Any
 
 from .. import waivers
 from ..api import check
 from ..config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from ..errors import TargetError
+from ..formats import TEXT, TextDisplay, render_text
 from ..plugins import PluginHost
 from ..safety import output_path
 from ..suggest import did_you_mean
-from . import UsageError, add_cache_options, checked_target, noted, progress, split, write
+from ..terminal import Screen
+from . import UsageError, add_cache_options, add_progress_option, checked_target, noted, progress, split, write
 
 
 def add_command(commands: Any) -> None:
@@ -58,7 +62,7 @@ def add_command(commands: Any) -> None:
         metavar="FILE",
         help="read settings from FILE (a .mlperf-audit.toml or a pyproject.toml with [tool.mlperf-audit])",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress line on a terminal's stderr")
+    add_display_options(parser)
     parser.add_argument(
         "-j",
         "--jobs",
@@ -88,6 +92,24 @@ def add_command(commands: Any) -> None:
     add_cache_options(parser)
 
     parser.set_defaults(handler=run)
+
+
+def add_display_options(parser: argparse.ArgumentParser) -> None:
+    """How the text report reads: infos, quiet, statistics (and no progress display)."""
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "-v",
+        "--show-info",
+        action="store_true",
+        help="text: also show info findings (counted in the summary either way; implied by --fail-on info)",
+    )
+    shown.add_argument(
+        "-q", "--quiet", action="store_true", help="text: print only the summary line (and --statistics)"
+    )
+    parser.add_argument(
+        "--statistics", action="store_true", help="text: add a table of how many findings each rule made"
+    )
+    add_progress_option(parser)
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
@@ -130,8 +152,15 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         extra.append((host.formats[name], path))
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
-    report = check(target, config, host, progress=progress(args), jobs=args.jobs, score=args.score)
-    write(fmt.render(report), args.output, [target])
+    with progress(args, "checking") as show:
+        report = check(target, config, host, progress=show, jobs=args.jobs, score=args.score)
+    display = TextDisplay(
+        show_info=args.show_info,
+        quiet=args.quiet,
+        statistics=args.statistics,
+        screen=Screen.of(sys.stdout if args.output is None else None),
+    )
+    write(render_text(report, display) if fmt is TEXT else fmt.render(report), args.output, [target])
     if args.write_baseline:
         write(waivers.baseline_document(report.findings), args.write_baseline, [target])
     for extra_format, path in extra:

@@ -8,19 +8,21 @@ name or a log value is written by whoever made the package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import groupby
-from typing import Callable
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
-from tabulate import tabulate
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
 
 from .. import scores
 from ..markers import hookimpl
+from ..model import Finding, Severity
 from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
-
-#: Messages wider than this wrap inside their table cell.
-MESSAGE_WIDTH = 90
+from ..terminal import Screen, render
 
 
 @dataclass(frozen=True)
@@ -34,36 +36,155 @@ def render_json(report: Report) -> str:
     return json_document(report.to_dict())
 
 
-def _group_title(key: tuple[str | None, str | None, str | None]) -> str:
-    parts = [part for part in key if part]
-    return " / ".join(parts) if parts else "(whole PATH)"
+@dataclass(frozen=True)
+class TextDisplay:
+    """What the text format shows and how: infos or not, only the summary (`--quiet`), the table
+    by rule (`--statistics`), and the screen it is drawn for (`terminal.Screen`)."""
+
+    show_info: bool = False
+    quiet: bool = False
+    statistics: bool = False
+    screen: Screen = Screen()
 
 
-def render_text(report: Report) -> str:
-    lines = [
-        f"mlperf-audit {report.tool_version} · ruleset {report.ruleset} · mlperf-logging {report.mlperf_logging}",
-        f"checked {report.target.path} ({visible(report.target.describe())})",
-        f"config: {visible(report.config.describe())}",
-    ]
-    lines += [f"note: {note}" for note in report.config.notes]
-    for key, group in groupby(report.findings, key=lambda f: (f.submitter, f.system, f.benchmark)):
-        rows = []
-        for finding in group:
-            # the Report already shows every text of a finding visibly (`report.shown`)
-            text = finding.message + (f"\nhint: {finding.hint}" if finding.hint else "")
-            if finding.waived_by:
-                text += f"\nwaived: {finding.waived_by}"
-            severity = finding.severity.value + (" (waived)" if finding.waived_by else "")
-            rows.append((finding.location, severity, finding.rule, text))
-        lines += ["", _group_title(key)]
-        table = tabulate(
-            rows,
-            headers=("location", "severity", "rule", "message"),
-            tablefmt="simple",
-            maxcolwidths=[None, None, None, MESSAGE_WIDTH],
-            disable_numparse=True,  # a location or message is shown as written, never reformatted as a number
-        )
-        lines += ["  " + line for line in table.splitlines()]
+#: A rule found more often than this in one folder shows its first finding and "and N more like it".
+REPEATS_SHOWN = 3
+#: How many other locations "and N more like it" names before an ellipsis.
+REPEATS_NAMED = 3
+_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
+
+
+def opened_path(report: Report, path: str | None) -> str:
+    """A finding's `path` (relative to the checked PATH) as a person opens it from the current
+    folder: relative to it when PATH lies under it, else joined to PATH as given (absolute if it was)."""
+    base = report.target.path.replace(os.sep, "/")
+    if report.target.kind == "log file":
+        base = posixpath.dirname(base) or "."
+    joined = posixpath.normpath(posixpath.join(base, path)) if path else posixpath.normpath(base)
+    if posixpath.isabs(joined):
+        relative = os.path.relpath(joined, os.getcwd()).replace(os.sep, "/")
+        if relative != ".." and not relative.startswith("../"):
+            return relative
+    return joined
+
+
+@dataclass
+class _Shown:
+    """A finding the text shows, with what is folded under it."""
+
+    finding: Finding
+    effects: list[Finding] = field(default_factory=list)  # findings that follow from it
+    repeats: list[Finding] = field(default_factory=list)  # the same rule again in the same folder
+
+    @property
+    def worst(self) -> int:
+        """The rank of the most severe finding it stands for (a waived one ranks last)."""
+        ranks = [f.severity.rank for f in [self.finding, *self.effects, *self.repeats] if not f.waived_by]
+        return max(ranks, default=-1)
+
+
+def _folder(finding: Finding) -> tuple[str | None, ...]:
+    return (finding.rule, finding.submitter, finding.system, finding.benchmark, posixpath.dirname(finding.path or ""))
+
+
+def _shown_findings(report: Report, display: TextDisplay) -> list[_Shown]:
+    """The findings to show, in report order, each with the findings folded under it."""
+    show_info = display.show_info or report.config.fail_on == "info"
+    visible_ones = [f for f in report.findings if show_info or f.severity is not Severity.INFO]
+    shown_by_fingerprint: dict[str, _Shown] = {}
+    for finding in visible_ones:
+        shown_by_fingerprint.setdefault(finding.fingerprint, _Shown(finding))
+    top: list[_Shown] = []
+    for finding in visible_ones:
+        cause = shown_by_fingerprint.get(finding.caused_by) if finding.caused_by else None
+        if cause is not None and cause.finding is not finding:
+            cause.effects.append(finding)
+            continue
+        entry = shown_by_fingerprint[finding.fingerprint]
+        top.append(entry if entry.finding is finding else _Shown(finding))
+    by_folder: dict[tuple[str | None, ...], list[_Shown]] = {}
+    for entry in top:
+        by_folder.setdefault(_folder(entry.finding), []).append(entry)
+    kept: list[_Shown] = []
+    for entry in top:
+        same = by_folder[_folder(entry.finding)]
+        if len(same) <= REPEATS_SHOWN:
+            kept.append(entry)
+        elif entry is same[0]:
+            for other in same[1:]:
+                entry.repeats.append(other.finding)
+                entry.effects.extend(other.effects)
+            kept.append(entry)
+    return kept
+
+
+def _severity_text(finding: Finding) -> Text:
+    label = finding.severity.value + (" (waived)" if finding.waived_by else "")
+    return Text(label, style="dim" if finding.waived_by else _STYLE[finding.severity])
+
+
+def _finding_rows(entry: _Shown, hints_shown: set[tuple[str, str]]) -> tuple[Text, Text, Text, Text]:
+    finding = entry.finding
+    body = Text(finding.message)
+    if finding.hint and (finding.rule, finding.hint) not in hints_shown:
+        hints_shown.add((finding.rule, finding.hint))
+        body.append("\nhint: " + finding.hint, style="dim")
+    if finding.waived_by:
+        body.append("\nwaived: " + finding.waived_by, style="dim")
+    if entry.effects:
+        codes = list(dict.fromkeys(f"{f.rule} ({f.severity.value})" for f in entry.effects))
+        count = len(entry.effects)
+        body.append(f"\n{count} more follow{'s' if count == 1 else ''} from it: {', '.join(codes)}", style="italic")
+    if entry.repeats:
+        named = [posixpath.basename(f.path or "") + (f":{f.line}" if f.line else "") for f in entry.repeats]
+        listed = ", ".join(named[:REPEATS_NAMED]) + (", …" if len(named) > REPEATS_NAMED else "")
+        body.append(f"\nand {len(entry.repeats)} more like it in this folder: {listed}", style="italic")
+    line = Text(f"{finding.line}:" if finding.line else "", style="dim")
+    return line, _severity_text(finding), Text(finding.rule, style="bold"), body
+
+
+def _findings_section(report: Report, display: TextDisplay) -> list[Any]:
+    entries = _shown_findings(report, display)
+    groups: dict[str, list[_Shown]] = {}
+    for entry in entries:
+        groups.setdefault(opened_path(report, entry.finding.path), []).append(entry)
+    # errors first: the files with an error, then those with a warning, each in report order
+    ordered = sorted(groups.items(), key=lambda item: -max(entry.worst for entry in item[1]))
+    hints_shown: set[tuple[str, str]] = set()
+    parts: list[Any] = []
+    for path, group in ordered:
+        group.sort(key=lambda entry: (-entry.worst, entry.finding.line or 0))
+        table = Table.grid(padding=(0, 1), pad_edge=False)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(ratio=1, overflow="fold")
+        for entry in group:
+            table.add_row(*_finding_rows(entry, hints_shown))
+        parts += [Text(""), Text(path, style="bold", no_wrap=True, overflow="ignore"), Padding(table, (0, 0, 0, 2))]
+    return parts
+
+
+def _statistics(report: Report) -> Table:
+    counts: dict[str, int] = {}
+    for finding in report.findings:
+        if not finding.waived_by:
+            counts[finding.rule] = counts.get(finding.rule, 0) + 1
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("count", justify="right")
+    table.add_column("code")
+    table.add_column("name", overflow="fold")
+    table.add_column("severity")
+    severity = {f.rule: f.severity for f in report.findings}
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        rule = report.rule(code)
+        name = rule.name if rule is not None else next(f.name for f in report.findings if f.rule == code)
+        level = rule.severity if rule is not None else severity[code]
+        table.add_row(str(count), code, visible(name), Text(level.value, style=_STYLE[level]))
+    return table
+
+
+def _summary(report: Report, display: TextDisplay) -> Text:
     summary = report.summary
     verdict = {
         0: f"passed (nothing at or above --fail-on {report.config.fail_on})",
@@ -72,18 +193,56 @@ def render_text(report: Report) -> str:
     }[report.exit_code]
     if report.exit_code == 0 and report.config.fail_on == "never":
         verdict = "exit 0 (--fail-on never)"
-    if report.scores:
-        lines += ["", "scores:", scores.render_text(list(report.scores)).rstrip("\n")]
-    lines += [
-        "",
-        f"{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info "
-        f"in {report.target.result_files} result file(s): {verdict}",
-    ]
+    infos_hidden = summary["info"] and not (display.show_info or report.config.fail_on == "info")
+    text = Text()
+    for severity, label in ((Severity.ERROR, "error(s)"), (Severity.WARNING, "warning(s)")):
+        count = summary[severity.value]
+        text.append(f"{count} {label}", style=_STYLE[severity] if count else "")
+        text.append(", ")
+    text.append(f"{summary['info']} info" + (" (-v shows them)" if infos_hidden else ""))
+    if summary.get("waived"):
+        text.append(f", {summary['waived']} waived")
+    text.append(f" in {report.target.result_files} result file(s): ")
+    text.append(verdict, style="bold " + ("green" if report.exit_code == 0 else "red"))
+    return text
+
+
+def render_text(report: Report, display: TextDisplay | None = None) -> str:
+    """Problems first: errors and warnings grouped under the file they are about (errors first),
+    infos counted (shown with `display.show_info`), what follows from one cause folded under it,
+    a rule repeated in one folder shown once; then the summary line."""
+    display = display or TextDisplay()
+    parts: list[Any] = []
+    if not display.quiet:
+        target = opened_path(report, None)
+        inferred = f"ruleset {report.ruleset} inferred"
+        # the round a package fits is said in the header; why it fits, with -v (PKG020 says when it does not)
+        notes = [note for note in report.config.notes if display.show_info or not note.startswith(inferred)]
+        ruleset = report.ruleset + (" (inferred)" if report.config.ruleset_inferred else "")
+        files = report.target.result_files
+        parts.append(
+            Text(f"mlperf-audit {report.tool_version} · {ruleset} · {target}: {files} result file{'s' * (files != 1)}")
+        )
+        if display.show_info:
+            parts.append(Text(f"checked {visible(report.target.describe())}", style="dim"))
+            parts.append(Text(f"mlperf-logging {report.mlperf_logging}", style="dim"))
+        # the options typed are known to who typed them; a configuration file obeyed may not be
+        if display.show_info or set(report.config.sources) - {"command line"}:
+            parts.append(Text(f"config: {visible(report.config.describe())}", style="dim"))
+        parts += [Text(f"note: {note}", style="dim") for note in notes]
+        parts += _findings_section(report, display)
+        if report.scores:
+            parts += [Text(""), Text("scores:"), Text(scores.render_text(list(report.scores)).rstrip("\n"))]
+    if display.statistics:
+        parts += [Text(""), _statistics(report)] if not display.quiet else [_statistics(report)]
+    if parts:
+        parts.append(Text(""))
+    parts.append(_summary(report, display))
     # wrapping a long message can put any part of it at the start of a line
-    return no_workflow_commands("\n".join(lines) + "\n")
+    return no_workflow_commands(render(display.screen, *parts) + "\n")
 
 
-TEXT = Format("text", "a table per submitter / system / benchmark, then a summary line", render_text)
+TEXT = Format("text", "problems first, grouped by file (infos with check -v), then a summary line", render_text)
 JSON = Format("json", "the stable machine-readable report (schema_version 1)", render_json)
 
 
