@@ -22,12 +22,13 @@ def package(sample_with_code: Path) -> Path:
     return sample_with_code
 
 
-def test_a_complete_recipe_for_a_real_result(package, cli):
-    result = cli("reproduce", str(package / LLAMA))
+def test_a_complete_recipe_for_a_real_result(package, cli, monkeypatch):
+    monkeypatch.chdir(package)  # the text's paths open from the current folder
+    result = cli("reproduce", LLAMA)
     assert result.code == 0, result.err
     text = result.out
-    assert "Launch configuration (certain):" in text and LLAMA_CONFIG in text
-    assert f"LR = «0.0005»  ({LLAMA_CONFIG}:21)" in text
+    assert "Launch configuration (certain):" in text and f"NVIDIA/{LLAMA_CONFIG}" in text
+    assert f"LR = «0.0005»  (NVIDIA/{LLAMA_CONFIG}:21)" in text and Path(f"NVIDIA/{LLAMA_CONFIG}").is_file()
     assert "sbatch -N $DGXNNODES -t $WALLTIME run.sub" in text  # the README's launch command, quoted
     assert "opt_base_learning_rate = 0.0005" in text and "global_batch_size = 8" in text
     assert text.count("result_") >= 10  # a seed per run

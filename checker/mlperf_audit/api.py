@@ -49,16 +49,25 @@ def _configured(tree: Tree, config: Config, host: PluginHost) -> Config:
 
 
 def score(
-    path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1
+    path: str | Path,
+    config: Config | None = None,
+    host: PluginHost | None = None,
+    jobs: int = 1,
+    progress: Any = None,
 ) -> list[BenchmarkScore]:
     """The scores of every benchmark folder under PATH."""
-    return scored(path, config, host, jobs)[1]
+    return scored(path, config, host, jobs, progress)[1]
 
 
 def scored(
-    path: str | Path, config: Config | None = None, host: PluginHost | None = None, jobs: int = 1
+    path: str | Path,
+    config: Config | None = None,
+    host: PluginHost | None = None,
+    jobs: int = 1,
+    progress: Any = None,
 ) -> tuple[Config, list[BenchmarkScore]]:
-    """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under PATH."""
+    """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under
+    PATH; `progress(done, total)` is called as result files are scored."""
     config = config or Config()
     host = host or PluginHost()
     state = tree_state(Path(path), config) if config.cache_dir is not None else None  # before anything is read
@@ -70,7 +79,7 @@ def scored(
         host,
         config,
         "score",
-        lambda parsing: CheckOutcome([], 0, scores=run_scores(tree, host, parsing, jobs)),
+        lambda parsing: CheckOutcome([], 0, scores=run_scores(tree, host, parsing, jobs, progress)),
         also_kept_by="check",  # a kept check of the same tree holds its scores (`_checked`)
     )
     return config, outcome.scores

@@ -335,10 +335,13 @@ def _score_folder(folder: BenchmarkFolder, host: Host, context: CheckContext) ->
     return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
 
 
-def run_scores(tree: Tree, host: Host, config: Config, jobs: int = 1) -> list[BenchmarkScore]:
-    """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes."""
+def run_scores(
+    tree: Tree, host: Host, config: Config, jobs: int = 1, progress: Progress | None = None
+) -> list[BenchmarkScore]:
+    """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes;
+    `progress(done, total)` is called as result files are done."""
     context = new_context(tree, host, config)
-    results = _each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder)
+    results = _each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder, progress)
     return [score for score in results.outputs if score is not None]
 
 
@@ -471,9 +474,13 @@ def _published_since(context: CheckContext, mark: dict[str, int]) -> dict[str, l
 #: and only the work's plain results come back, so nothing a plugin or the model holds ever needs
 #: to be picklable on the way in.
 _WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any], Any, list[int]] | None = None
+#: Called with (result files done, of all) as folders are done (`_each_folder`).
+Progress = Callable[[int, int], None]
 
 
-def _claimed_folders(first: int | None) -> tuple[int, list[tuple[int, Any]]]:
+def _claimed_folders(
+    first: int | None, progress: Progress | None = None, others: int = 0
+) -> tuple[int, list[tuple[int, Any]]]:
     """Does the `first`-largest folder, then claims the next unclaimed one until none is left: so the
     processes share the work however unequal the folders are (one bert folder of a round holds
     more records than a hundred others), the largest first, so that none is left to one process
@@ -492,6 +499,23 @@ def _claimed_folders(first: int | None) -> tuple[int, list[tuple[int, Any]]]:
         index = order[position]
         done.append((index, work(folders[index], host, context)))
         position = None
+        if progress is not None:  # this process's view: every folder claimed but the `others` may work on
+            _claims_done(progress, folders, order, claimed, others)
+
+
+def _files(folder: BenchmarkFolder) -> int:
+    return len(folder.result_files)
+
+
+def _claims_done(
+    progress: Progress, folders: list[BenchmarkFolder], order: list[int], claimed: Any, others: int
+) -> None:
+    """Reports as done the folders claimed before the last `others` (which other processes may still
+    work on): an estimate, which the final count after the pool corrects."""
+    with claimed.get_lock():
+        claims = min(claimed.value, len(order))
+    finished = order[: max(0, claims - others)]
+    progress(sum(_files(folders[i]) for i in finished), sum(_files(folder) for folder in folders))
 
 
 @dataclass
@@ -554,15 +578,23 @@ def _each_folder(
     context: CheckContext,
     jobs: int,
     work: Callable[[BenchmarkFolder, Any, CheckContext], Any],
+    progress: Progress | None = None,
 ) -> FolderRun:
     """`work(folder, host, context)` for each folder, in folder order: here, or here and in `jobs - 1`
     forked processes (which inherit the host, context and folders, so plugins need not be picklable).
     This process works too: `jobs` processes on `jobs` cores, not one more idling beside them (and
-    holding its share of memory)."""
+    holding its share of memory). `progress(done, total)` counts result files, in this process."""
     global _WORKER
     fallback = parallel_fallback() if jobs > 1 else None
     if jobs <= 1 or len(folders) < 2 or fallback:
-        return FolderRun([work(folder, host, context) for folder in folders], frozenset({os.getpid()}), fallback)
+        results_here = []
+        total, files_done = sum(_files(folder) for folder in folders), 0
+        for folder in folders:
+            results_here.append(work(folder, host, context))
+            files_done += _files(folder)
+            if progress is not None:
+                progress(files_done, total)
+        return FolderRun(results_here, frozenset({os.getpid()}), fallback)
     fork = multiprocessing.get_context("fork")
     workers = min(jobs, len(folders)) - 1
     # each worker starts with a folder of its own, so every process does some of the work
@@ -571,7 +603,7 @@ def _each_folder(
     pool = concurrent.futures.ProcessPoolExecutor(workers, mp_context=fork, initializer=_worker_signals)
     try:
         futures = [pool.submit(_claimed_folders, index + 1) for index in range(workers)]
-        results = [_claimed_folders(0)] + [future.result() for future in futures]
+        results = [_claimed_folders(0, progress, workers)] + [future.result() for future in futures]
     except BaseException:  # Ctrl-C, SIGTERM or a failure: no worker outlives this process's work
         _stop_workers(pool)
         raise
@@ -621,7 +653,9 @@ def run_checks(
             found = _flatten(hook.mlperf_audit_check_system(system=system, context=context))
             findings += _with_context(found, submitter, system.name, None)
     work = _folder_work(score, collect, keep_scores)
-    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, work)
+    in_folders = sum(_files(folder) for folder in tree.benchmark_folders)
+    folder_progress = None if progress is None else lambda done, _: progress(done, tree.result_file_count)
+    folder_run = _each_folder(list(tree.benchmark_folders), host, context, jobs, work, folder_progress)
     scores: list[BenchmarkScore] = []
     collected: dict[str, Any] = {}
     unreadable = _unreadable(tree.issues) or any(
@@ -642,13 +676,15 @@ def run_checks(
             unreported[problem] = unreported.get(problem, 0) + count
         for key, values in outcome.published.items():
             context.channels.setdefault(key, []).extend(values)
-        if progress is not None:
-            progress(runs_checked, tree.result_file_count)
+    if progress is not None:
+        progress(in_folders, tree.result_file_count)
     for submission in tree.submissions:
         found = _flatten(hook.mlperf_audit_check_submission(submission=submission, context=context))
         findings += _with_context(found, submission.name or None, None, None)
-    for entry in tree.loose_logs:
+    for number, entry in enumerate(tree.loose_logs, start=1):
         run = parse_log(entry.fs_path, entry.path, cache=parse_cache(config.cache_dir))
+        if progress is not None:
+            progress(in_folders + number, tree.result_file_count)
         _unreported(run.issues, context, unreported)
         unreadable = unreadable or _unreadable(run.issues)
         runs_checked += 1

@@ -54,6 +54,7 @@ def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = Tru
         "--trust-tree-config", action="store_true", help="obey a configuration file that lies inside PATH"
     )
     add_cache_options(command)
+    add_progress_option(command)
     if jobs:
         command.add_argument(
             "-j",
@@ -124,10 +125,10 @@ class Progress:
     def __init__(self, what: str) -> None:
         self.what = what
         self.bar = RichProgress(
-            TextColumn("mlperf-audit: {task.description}"),
+            TextColumn("mlperf-audit: {task.description}", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("result files"),
+            TextColumn("result files", markup=False),
             TimeRemainingColumn(),
             console=Screen.of(sys.stderr).console(sys.stderr),
             transient=True,

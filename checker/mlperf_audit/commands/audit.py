@@ -80,7 +80,7 @@ from ..scores import (
     measures_legend,
     work_rate_ratio,
 )
-from . import add_reading_options, checked_target, noted
+from . import add_reading_options, checked_target, noted, progress
 
 #: Above this share of peers' median work per accelerator, a result stands out.
 STANDS_OUT = 1.5
@@ -698,7 +698,8 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     )
     config = noted(config, note)
     jobs = max(1, args.jobs)
-    review = api.review(target, config, host, jobs=jobs, score=True)  # one parse for the check and the scores
+    with progress(args, "checking") as show:  # one parse for the check and the scores
+        review = api.review(target, config, host, show, jobs=jobs, score=True)
     report, scores = review.report, list(review.scores)
     config = report.config  # the ruleset resolved for the package, as the check used it
     codes: dict[tuple[Any, Any, Any], set[str]] = {}
@@ -708,17 +709,19 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     peers = peer_rows(scores, codes)
     versus: list[dict[str, Any]] = []
     if baseline_target is not None:
-        baseline = api.score(
-            baseline_target,
-            load_config(
-                target=baseline_target,
-                ruleset=args.baseline_ruleset or args.ruleset,
-                cache_dir=args.cache_dir,
-                use_cache=not args.no_cache,
-            ),
-            host,
-            jobs=jobs,
-        )
+        with progress(args, "scoring the baseline") as show:
+            baseline = api.score(
+                baseline_target,
+                load_config(
+                    target=baseline_target,
+                    ruleset=args.baseline_ruleset or args.ruleset,
+                    cache_dir=args.cache_dir,
+                    use_cache=not args.no_cache,
+                ),
+                host,
+                jobs=jobs,
+                progress=show,
+            )
         versus = baseline_rows(scores, baseline)
         compared = api.compare_baseline(
             Comparison(tuple(scores), tuple(baseline), str(args.baseline)), target, config, host

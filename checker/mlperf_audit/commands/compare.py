@@ -22,7 +22,7 @@ from .. import api
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible
 from ..scores import MEASURE_HEADERS, BenchmarkScore, accelerator_minutes_ratio, measures_legend, work_rate_ratio
-from . import EXIT_OK, add_reading_options, checked_target, round_config, write
+from . import EXIT_OK, add_reading_options, checked_target, progress, round_config, write
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         output_path(args.output, [side_a, side_b])
     config_a = round_config(args, side_a)
     config_b = round_config(args, side_b, args.ruleset_b)
-    rows = compare(api.score(side_a, config_a, host), api.score(side_b, config_b, host))
+    with progress(args, f"scoring {visible(args.a)}") as show:
+        scores_a = api.score(side_a, config_a, host, progress=show)
+    with progress(args, f"scoring {visible(args.b)}") as show:
+        scores_b = api.score(side_b, config_b, host, progress=show)
+    rows = compare(scores_a, scores_b)
     text = render_json(rows, str(args.a), str(args.b)) if args.format == "json" else render_text(rows)
     write(text, args.output, [side_a, side_b])
     return EXIT_OK

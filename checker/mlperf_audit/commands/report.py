@@ -34,7 +34,7 @@ from ..plugins import PluginHost
 from ..report import Report
 from ..safety import STANDARD_OUTPUT, OutputError, html_text, output_path, visible, write_text
 from ..scores import BenchmarkScore
-from . import add_reading_options, checked_target, noted
+from . import add_reading_options, checked_target, noted, progress
 
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 WIDTH, HEIGHT, MARGIN = 520, 240, 48
@@ -414,7 +414,8 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     config = noted(config, note)
     jobs = max(1, args.jobs)
     # one discovery and one parse of each log: the check, the scores and the curves
-    review = api.review(target, config, host, jobs=jobs, score=True, collect=curves)
+    with progress(args, "checking") as show:
+        review = api.review(target, config, host, show, jobs=jobs, score=True, collect=curves)
     report, scores = review.report, list(review.scores)
     write_text(output, render(report, scores, folder_plots(scores, review.collected)), [target])
     summary = f"({len(report.findings)} findings, {len(scores)} scores)"

@@ -16,12 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import posixpath
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import api
 from ..config import load_config
 from ..errors import AuditError, TargetError
+from ..formats import openable
 from ..formats.ci import markdown_text
 from ..plugins import PluginHost
 from ..recipes import Quoted, Recipe
@@ -29,17 +31,27 @@ from ..safety import json_document, no_workflow_commands, output_path, visible, 
 from . import EXIT_FINDINGS, EXIT_OK, add_reading_options, write
 
 
-def _quoted(quote: Quoted) -> str:
-    return f"«{visible(quote.text)}»  ({visible(quote.source)})"
+def _quoted(quote: Quoted, opened: Callable[[str], str] = str) -> str:
+    return f"«{visible(quote.text)}»  ({visible(_located(quote.source, opened))})"
+
+
+def _located(source: str, opened: Callable[[str], str]) -> str:
+    """A `path[:line]` of the package as `opened` shows the path."""
+    path, colon, line = source.rpartition(":")
+    if colon and line.isdigit():
+        return f"{opened(path)}:{line}"
+    return opened(source)
 
 
 def _value(value: Any) -> str:
     return visible(json.dumps(value) if not isinstance(value, str) else value)
 
 
-def render_text(recipe: Recipe) -> str:
+def render_text(recipe: Recipe, opened: Callable[[str], str] = str) -> str:
+    """The recipe as text; `opened` turns a path of the package into one that opens from where the
+    reader is (the identity keeps them relative to the package)."""
     lines = [
-        f"Recipe for {visible(recipe.result)} ({recipe.benchmark}, {visible(recipe.system or '?')}, "
+        f"Recipe for {visible(opened(recipe.result))} ({recipe.benchmark}, {visible(recipe.system or '?')}, "
         f"{recipe.division or 'division unknown'})",
         "",
     ]
@@ -49,25 +61,26 @@ def render_text(recipe: Recipe) -> str:
         lines.extend(f"  {item}" for item in items or ["(none)"])
         lines.append("")
 
-    section("Code", [visible(recipe.implementation or "no implementation found"), visible(recipe.trace)])
+    implementation = opened(recipe.implementation) if recipe.implementation else "no implementation found"
+    section("Code", [visible(implementation), visible(recipe.trace)])
     section(
         "Environment",
         [f"framework: {visible(recipe.framework or '?')}"]
         + [
-            f"base image {_quoted(q)}: {'pinned by digest' if p else 'not pinned'}"
+            f"base image {_quoted(q, opened)}: {'pinned by digest' if p else 'not pinned'}"
             for q, p in zip(recipe.images, recipe.pinned)
         ]
-        + [f"the logs say the runs used {_quoted(q)}" for q in recipe.ran_in],
+        + [f"the logs say the runs used {_quoted(q, opened)}" for q in recipe.ran_in],
     )
     section(
         f"Launch configuration ({recipe.certainty})",
-        ([visible(recipe.config)] if recipe.config else [])
-        + [f"{visible(name)} = {_quoted(q)}" for name, q in recipe.variables],
+        ([visible(opened(recipe.config))] if recipe.config else [])
+        + [f"{visible(name)} = {_quoted(q, opened)}" for name, q in recipe.variables],
     )
     section(
         "How it is launched (quoted from the package, check before running)",
-        ([f"configuration chosen by {_quoted(recipe.selection)}"] if recipe.selection else [])
-        + [_quoted(q) for q in recipe.launch],
+        ([f"configuration chosen by {_quoted(recipe.selection, opened)}"] if recipe.selection else [])
+        + [_quoted(q, opened) for q in recipe.launch],
     )
     section("Hyperparameters the logs record", [f"{visible(k)} = {_value(v)}" for k, v in recipe.hyperparameters])
     section("Seeds", [f"{visible(run)}: {_value(seed)}" for run, seed in recipe.seeds])
@@ -140,7 +153,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     recipe = api.reproduce(folder, config, host)
     if recipe is None:
         raise AuditError("no plugin makes recipes (is the reproducibility plugin disabled?)")
-    text = FORMATS[args.format](recipe)
+    if args.format == "text":  # where a person reads it: paths that open from the current folder
+        as_given = posixpath.normpath(posixpath.join(str(args.folder).replace(os.sep, "/"), "..", "..", ".."))
+        text = render_text(recipe, lambda path: openable(as_given, path))
+    else:
+        text = FORMATS[args.format](recipe)
     if args.output:
         write_text(args.output, text, [package])
     else:

@@ -11,7 +11,7 @@ from .. import scores
 from ..api import scored
 from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, no_workflow_commands, output_path, visible
-from . import EXIT_OK, UsageError, add_reading_options, checked_target, noted, round_config, write
+from . import EXIT_OK, UsageError, add_reading_options, checked_target, noted, progress, round_config, write
 
 
 def add_command(commands: Any) -> None:
@@ -50,7 +50,8 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         outputs.append(args.output[: -len(".csv")] + "_detailed.csv")
     for output in outputs:
         output_path(output, [target])  # both files of a CSV pair, before the scores are computed
-    config, results = scored(target, config, host, jobs=max(1, args.jobs))
+    with progress(args, "scoring") as show:
+        config, results = scored(target, config, host, jobs=max(1, args.jobs), progress=show)
     for note in config.notes:
         print(no_workflow_commands(f"note: {visible(note)}"), file=sys.stderr)
     if args.format == "json":

@@ -54,18 +54,25 @@ REPEATS_NAMED = 3
 _STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.INFO: "dim"}
 
 
-def opened_path(report: Report, path: str | None) -> str:
-    """A finding's `path` (relative to the checked PATH) as a person opens it from the current
-    folder: relative to it when PATH lies under it, else joined to PATH as given (absolute if it was)."""
-    base = report.target.path.replace(os.sep, "/")
-    if report.target.kind == "log file":
-        base = posixpath.dirname(base) or "."
+def openable(base: str, path: str | None = None) -> str:
+    """`path` (relative to the folder `base`, as the user gave it) as a person opens it from the
+    current folder: relative to it when it lies under it, else joined to `base` as given (absolute
+    if `base` was). Lexical: a link is never resolved."""
+    base = base.replace(os.sep, "/")
     joined = posixpath.normpath(posixpath.join(base, path)) if path else posixpath.normpath(base)
     if posixpath.isabs(joined):
         relative = os.path.relpath(joined, os.getcwd()).replace(os.sep, "/")
         if relative != ".." and not relative.startswith("../"):
             return relative
     return joined
+
+
+def opened_path(report: Report, path: str | None) -> str:
+    """A finding's `path` (relative to the checked PATH) as a person opens it from the current folder."""
+    base = report.target.path
+    if report.target.kind == "log file":
+        base = posixpath.dirname(base.replace(os.sep, "/")) or "."
+    return openable(base, path)
 
 
 @dataclass
