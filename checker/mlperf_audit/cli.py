@@ -26,6 +26,7 @@ from .plugins import PluginHost
 from .report import mlperf_logging_version
 from .safety import no_workflow_commands, visible
 from .suggest import did_you_mean, did_you_mean_rule
+from .terminal import Screen, table
 
 DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
 
@@ -155,7 +156,8 @@ def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
         write(json.dumps([rule.describe() for rule in shown], indent=2) + "\n", None)
         return EXIT_OK
     rows = [(r.code, r.name, r.severity.value, r.scope, r.plugin, r.summary) for r in shown]
-    write(tabulate(rows, headers=("code", "name", "severity", "scope", "plugin", "summary")) + "\n", None)
+    headers = ("code", "name", "severity", "scope", "plugin", "summary")
+    write(table(rows, headers, Screen.of(sys.stdout)) + "\n", None)
     return EXIT_OK
 
 

@@ -18,12 +18,11 @@ import math
 import statistics
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
-
-from tabulate import tabulate
+from typing import Any, Callable, Iterable, Sequence
 
 from . import rulesets
 from .safety import json_document, no_workflow_commands, spreadsheet_text, visible
+from .terminal import Screen, table, wrapped
 
 SCHEMA_VERSION = 1
 SPEC_COLUMNS = [
@@ -255,7 +254,9 @@ def legend_text(indent: str = "", width: int = 100) -> str:
     )
 
 
-def render_text(scores: list[BenchmarkScore]) -> str:
+def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, opened: Callable[[str], str] = str) -> str:
+    """The scores table (fitted to `screen` where someone reads it at a width), then its legend and
+    each folder's runs; `opened` turns a folder's path into one that opens from where the reader is."""
     rows = []
     for s in scores:
         counted = sum(1 for r in s.runs if r.counted)
@@ -280,9 +281,9 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             ]
         )
     lines = [
-        tabulate(
+        table(
             rows,
-            headers=[
+            [
                 "submitter",
                 "system",
                 "benchmark",
@@ -295,11 +296,10 @@ def render_text(scores: list[BenchmarkScore]) -> str:
                 "score (min)",
                 "spread",
             ],
-            tablefmt="simple",
-            disable_numparse=True,
+            screen,
         ),
         "",
-        legend_text(),
+        legend_text(width=screen.width if screen is not None and screen.fitted else 100),
     ]
     for s in scores:
         times = ", ".join(
@@ -308,7 +308,7 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             + (" (dropped)" if r.file.rsplit("/", 1)[-1] in s.dropped else "")
             for r in s.runs
         )
-        lines.append(f"\n{_shown(s.path)}: {times}")
+        lines.append(f"\n{_shown(opened(s.path))}: {times}")
         lines.append(f"  spread: {s.spread.describe()}")
         if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
             per_run = ", ".join(
@@ -317,7 +317,7 @@ def render_text(scores: list[BenchmarkScore]) -> str:
             lines.append(f"  energy (kJ): {_kilojoules(s.energy_joules)} per result; {per_run}")
         if s.note:
             lines.append(f"  note: {_shown(s.note)}")
-    return no_workflow_commands("\n".join(lines) + "\n")
+    return no_workflow_commands("\n".join([lines[0], *(wrapped(line, screen) for line in lines[1:])]) + "\n")
 
 
 def _csv_value(value: Any) -> Any:

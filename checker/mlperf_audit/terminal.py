@@ -14,14 +14,22 @@ import io
 import os
 import shutil
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Sequence
 
+from rich import box
 from rich.console import Console
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
+from tabulate import tabulate
 
 DEFAULT_WIDTH = 80
 #: Narrower than this, wrapping would put a word per line: lines are left long instead.
 MINIMUM_WIDTH = 40
+#: A table's last column (a message, a summary) is given at least this much before rows become blocks.
+MINIMUM_LAST = 24
+#: A table's other columns wider than this wrap, down to this width, when the table is too wide.
+SHRUNK = 14
 
 
 def _is_terminal(stream: IO[str] | None) -> bool:
@@ -46,6 +54,8 @@ class Screen:
     width: int = DEFAULT_WIDTH
     color: bool = False
     live: bool = False
+    #: Someone reads it at this width (a terminal, or COLUMNS set): tables are fitted to it.
+    fitted: bool = False
 
     @classmethod
     def of(cls, stream: IO[str] | None) -> "Screen":
@@ -58,7 +68,12 @@ class Screen:
         width = _columns()
         if width is None:
             width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns if terminal else DEFAULT_WIDTH
-        return cls(width=max(width, MINIMUM_WIDTH), color=color, live=terminal and not dumb)
+        return cls(
+            width=max(width, MINIMUM_WIDTH),
+            color=color,
+            live=terminal and not dumb,
+            fitted=terminal or _columns() is not None,
+        )
 
     def console(self, file: IO[str] | None = None) -> Console:
         """A rich console drawing for this screen into `file` (a string buffer by default)."""
@@ -87,3 +102,49 @@ def render(screen: Screen, *renderables: Any) -> str:
             whole = isinstance(renderable, Text) and bool(renderable.no_wrap)
             console.print(renderable, soft_wrap=whole)
     return "\n".join(line.rstrip() for line in captured.get().rstrip("\n").split("\n"))
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], screen: Screen | None = None) -> str:
+    """A table as text. Where someone reads it at a width (`Screen.fitted`) it fits that width:
+    its narrow columns as wide as their content, its wide ones wrapped; when even that cannot fit,
+    each row becomes a block (its first cell, then `header: value` pairs, wrapped). Elsewhere (a
+    pipe, a file) one row per line as tabulate lays it out, for grep and awk, as before.
+    Cells are shown as written: never parsed as markup or reformatted as numbers."""
+    cells = [[cell if isinstance(cell, Text) else Text(str(cell)) for cell in row] for row in rows]
+    if screen is None or not screen.fitted:
+        return tabulate([[cell.plain for cell in row] for row in cells], headers=list(headers), disable_numparse=True)
+    natural = [
+        max([len(header)] + [cell.cell_len for row in cells for cell in row[index : index + 1]])
+        for index, header in enumerate(headers)
+    ]
+    # a narrow column keeps its width; a wide one wraps, down to SHRUNK (the last to MINIMUM_LAST)
+    least = [min(width, SHRUNK) for width in natural[:-1]] + [min(natural[-1], MINIMUM_LAST)]
+    if sum(least) + 3 * (len(headers) - 1) <= screen.width:  # a gap: padding, rule, padding
+        grid = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, header_style="bold")
+        for header, width, minimum in zip(headers, natural, least):
+            grid.add_column(Text(header), no_wrap=width <= minimum, overflow="fold", min_width=minimum)
+        for row in cells:
+            grid.add_row(*row)
+        return render(screen, grid)
+    blocks: list[Any] = []
+    for row in cells:
+        pairs = Text()
+        for header, cell in zip(headers[1:], row[1:]):
+            if pairs:
+                pairs.append(" · ", style="dim")
+            pairs.append(f"{header}: ", style="dim")
+            pairs.append(cell)
+        blocks += [Text.assemble(row[0], style="bold") if row else Text(), Padding(pairs, (0, 0, 0, 2))]
+    return render(screen, *blocks)
+
+
+def wrapped(text: str, screen: Screen | None = None) -> str:
+    """Plain lines of text wrapped to the screen where someone reads it at a width (continuation
+    lines indented as the line's own indent, plus two); unchanged elsewhere."""
+    if screen is None or not screen.fitted:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        indent = len(line) - len(line.lstrip(" "))
+        lines.append(render(screen, Padding(Text(line.lstrip(" ")), (0, 0, 0, indent))) if line.strip() else "")
+    return "\n".join(lines)

@@ -61,11 +61,12 @@ from pathlib import Path
 from typing import Annotated, Any, Iterable
 
 import msgspec
-from tabulate import tabulate
 
 from .. import api, hardware, rulesets, yaml_input
 from ..config import load_config
 from ..errors import AuditError, TargetError
+from ..formats import TEXT, TextDisplay
+from ..formats import render_text as render_report_text
 from ..model import open_binary, read_at_most
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible, write_text
@@ -80,6 +81,7 @@ from ..scores import (
     measures_legend,
     work_rate_ratio,
 )
+from ..terminal import Screen, table, wrapped
 from . import add_reading_options, checked_target, noted, progress
 
 #: Above this share of peers' median work per accelerator, a result stands out.
@@ -593,18 +595,25 @@ def _shown(value: Any) -> str:
 
 
 def render_text(
-    report_text: str, peers: list[dict[str, Any]], versus: list[dict[str, Any]], claims: list[ClaimVerdict]
+    report_text: str,
+    peers: list[dict[str, Any]],
+    versus: list[dict[str, Any]],
+    claims: list[ClaimVerdict],
+    screen: Screen | None = None,
 ) -> str:
     parts = [
         report_text.rstrip("\n"),
         "",
-        "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; "
-        "vs peers = against the median of the "
-        "other results on the same accelerator; envelope = the published envelope's bound over the result's "
-        "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
+        wrapped(
+            "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; "
+            "vs peers = against the median of the "
+            "other results on the same accelerator; envelope = the published envelope's bound over the result's "
+            "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
+            screen,
+        ),
     ]
     parts.append(
-        tabulate(
+        table(
             [
                 [
                     _shown(p["benchmark"]),
@@ -619,7 +628,7 @@ def render_text(
                 ]
                 for p in peers
             ],
-            headers=[
+            [
                 "benchmark",
                 "result",
                 "accelerators",
@@ -630,13 +639,13 @@ def render_text(
                 "envelope",
                 "stands out",
             ],
-            disable_numparse=True,
+            screen,
         )
     )
     if versus:
         parts += ["", "Against the baseline (best result per benchmark):"]
         parts.append(
-            tabulate(
+            table(
                 [
                     [
                         _shown(v["benchmark"]),
@@ -649,15 +658,16 @@ def render_text(
                     ]
                     for v in versus
                 ],
-                headers=["benchmark", "result", "baseline", *MEASURE_HEADERS, "hardware bound", "verdict"],
-                disable_numparse=True,
+                ["benchmark", "result", "baseline", *MEASURE_HEADERS, "hardware bound", "verdict"],
+                screen,
             )
         )
         parts += [
             "",
-            measures_legend("the baseline", "the result"),
+            wrapped(measures_legend("the baseline", "the result"), screen),
             f"the hardware bound judges the {WORK_RATE_RATIO}",
         ]
+    claims_from = len(parts)
     if claims:
         parts += ["", "Claims:"]
         for claim in claims:
@@ -674,6 +684,8 @@ def render_text(
             if claim.hardware:
                 parts.append(f"    hardware: {_shown(claim.hardware)}")
             parts += [f"    caveat: {_shown(c)}" for c in claim.caveats]
+    if claims:  # the claims' lines, each wrapped to the screen (the tables above are fitted already)
+        parts[claims_from:] = [wrapped(part, screen) for part in parts[claims_from:]]
     return no_workflow_commands("\n".join(parts) + "\n")
 
 
@@ -734,7 +746,10 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         document.update({"peers": peers, "baseline": versus, "claims": [c.to_dict() for c in claims]})
         text = json_document(document)
     else:
-        text = render_text(host.formats["text"].render(report), peers, versus, claims)
+        screen = Screen.of(None if args.output else sys.stdout)
+        shown = host.formats["text"]
+        report_text = render_report_text(report, TextDisplay(screen=screen)) if shown is TEXT else shown.render(report)
+        text = render_text(report_text, peers, versus, claims, screen)
     if args.output:
         write_text(args.output, text, checked)
     else:

@@ -13,15 +13,15 @@ start a CI workflow command.
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from typing import Any
 
-from tabulate import tabulate
-
-from .. import api
+from .. import api, terminal
 from ..plugins import PluginHost
 from ..safety import json_document, no_workflow_commands, output_path, visible
 from ..scores import MEASURE_HEADERS, BenchmarkScore, accelerator_minutes_ratio, measures_legend, work_rate_ratio
+from ..terminal import Screen
 from . import EXIT_OK, add_reading_options, checked_target, progress, round_config, write
 
 
@@ -101,7 +101,7 @@ def _side(score: BenchmarkScore | None) -> list[str]:
     ]
 
 
-def render_text(rows: list[BenchmarkComparison]) -> str:
+def render_text(rows: list[BenchmarkComparison], screen: Screen | None = None) -> str:
     table = [
         [
             visible(row.benchmark),
@@ -124,8 +124,8 @@ def render_text(rows: list[BenchmarkComparison]) -> str:
         "speedup (A/B)",
         *MEASURE_HEADERS,
     ]
-    table_text = tabulate(table, headers=header, disable_numparse=True)
-    return no_workflow_commands(f"{table_text}\n\n{measures_legend('A', 'B')}\n")
+    table_text = terminal.table(table, header, screen)
+    return no_workflow_commands(f"{table_text}\n\n{terminal.wrapped(measures_legend('A', 'B'), screen)}\n")
 
 
 def render_json(rows: list[BenchmarkComparison], a: str, b: str) -> str:
@@ -158,6 +158,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     with progress(args, f"scoring {visible(args.b)}") as show:
         scores_b = api.score(side_b, config_b, host, progress=show)
     rows = compare(scores_a, scores_b)
-    text = render_json(rows, str(args.a), str(args.b)) if args.format == "json" else render_text(rows)
+    screen = Screen.of(None if args.output else sys.stdout)
+    text = render_json(rows, str(args.a), str(args.b)) if args.format == "json" else render_text(rows, screen)
     write(text, args.output, [side_a, side_b])
     return EXIT_OK

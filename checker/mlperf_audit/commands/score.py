@@ -9,8 +9,10 @@ from typing import Any
 
 from .. import scores
 from ..api import scored
+from ..formats import openable
 from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, no_workflow_commands, output_path, visible
+from ..terminal import Screen
 from . import EXIT_OK, UsageError, add_reading_options, checked_target, noted, progress, round_config, write
 
 
@@ -68,5 +70,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         else:
             write(wide + "\n" + detailed, None)
     else:
-        write(scores.render_text(results), args.output, [target])
+        screen = Screen.of(None if args.output else sys.stdout)
+        text = scores.render_text(results, screen, lambda path: openable(str(args.path), path))
+        write(text, args.output, [target])
     return EXIT_OK

@@ -239,7 +239,9 @@ def render_text(report: Report, display: TextDisplay | None = None) -> str:
         parts += [Text(f"note: {note}", style="dim") for note in notes]
         parts += _findings_section(report, display)
         if report.scores:
-            parts += [Text(""), Text("scores:"), Text(scores.render_text(list(report.scores)).rstrip("\n"))]
+            table = scores.render_text(list(report.scores), display.screen, lambda path: opened_path(report, path))
+            # drawn for the screen already (fitted, or rows kept whole for a pipe): written as it is
+            parts += [Text(""), Text("scores:"), Text.from_ansi(table.rstrip("\n"), no_wrap=True)]
     if display.statistics:
         parts += [Text(""), _statistics(report)] if not display.quiet else [_statistics(report)]
     if parts:
