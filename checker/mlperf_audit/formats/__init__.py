@@ -82,6 +82,7 @@ class _Shown:
     finding: Finding
     effects: list[Finding] = field(default_factory=list)  # findings that follow from it
     repeats: list[Finding] = field(default_factory=list)  # the same rule again in the same folder
+    cause: Finding | None = None  # what it follows from, when it is shown on its own (-v)
 
     @property
     def worst(self) -> int:
@@ -91,13 +92,21 @@ class _Shown:
 
 
 def _folder(finding: Finding) -> tuple[str | None, ...]:
-    return (finding.rule, finding.submitter, finding.system, finding.benchmark, posixpath.dirname(finding.path or ""))
+    """The rule and the folder a finding is in: its benchmark folder, else its file's folder."""
+    where = None if finding.benchmark else posixpath.dirname(finding.path or "")
+    return (finding.rule, finding.submitter, finding.system, finding.benchmark, where)
 
 
 def _shown_findings(report: Report, display: TextDisplay) -> list[_Shown]:
-    """The findings to show, in report order, each with the findings folded under it."""
+    """The findings to show, in report order, each with the findings folded under it (-v folds
+    nothing: each finding on its own, one that follows from another saying so)."""
     show_info = display.show_info or report.config.fail_on == "info"
     visible_ones = [f for f in report.findings if show_info or f.severity is not Severity.INFO]
+    if display.show_info:
+        first: dict[str, Finding] = {}
+        for finding in report.findings:
+            first.setdefault(finding.fingerprint, finding)
+        return [_Shown(f, cause=first.get(f.caused_by) if f.caused_by else None) for f in visible_ones]
     shown_by_fingerprint: dict[str, _Shown] = {}
     for finding in visible_ones:
         shown_by_fingerprint.setdefault(finding.fingerprint, _Shown(finding))
@@ -138,6 +147,9 @@ def _finding_rows(entry: _Shown, hints_shown: set[tuple[str, str]]) -> tuple[Tex
         body.append("\nhint: " + finding.hint, style="dim")
     if finding.waived_by:
         body.append("\nwaived: " + finding.waived_by, style="dim")
+    if entry.cause is not None:
+        location = posixpath.basename(entry.cause.path or "") + (f":{entry.cause.line}" if entry.cause.line else "")
+        body.append(f"\nfollows from {entry.cause.rule} ({location})", style="italic")
     if entry.effects:
         codes = list(dict.fromkeys(f"{f.rule} ({f.severity.value})" for f in entry.effects))
         count = len(entry.effects)
@@ -193,20 +205,19 @@ def _statistics(report: Report) -> Table:
 
 def _summary(report: Report, display: TextDisplay) -> Text:
     summary = report.summary
-    verdict = {
-        0: f"passed (nothing at or above --fail-on {report.config.fail_on})",
-        1: f"failed (findings at or above --fail-on {report.config.fail_on})",
-        2: "internal error: a rule crashed (CHK001)",
-    }[report.exit_code]
-    if report.exit_code == 0 and report.config.fail_on == "never":
+    fail_on = report.config.fail_on
+    verdict = {0: "passed", 1: "failed", 2: "internal error: a rule crashed (CHK001)"}[report.exit_code]
+    if report.exit_code == 0 and fail_on == "never":
         verdict = "exit 0 (--fail-on never)"
-    infos_hidden = summary["info"] and not (display.show_info or report.config.fail_on == "info")
-    text = Text()
+    elif report.exit_code < 2 and fail_on not in ("error", "never"):  # the default goes without saying
+        verdict += f" (--fail-on {fail_on})"
+    infos_hidden = summary["info"] and not (display.show_info or fail_on == "info")
+    text = Text(no_wrap=display.quiet, overflow="ignore")  # -q: one line, for scripts
     for severity, label in ((Severity.ERROR, "error(s)"), (Severity.WARNING, "warning(s)")):
         count = summary[severity.value]
         text.append(f"{count} {label}", style=_STYLE[severity] if count else "")
         text.append(", ")
-    text.append(f"{summary['info']} info" + (" (-v shows them)" if infos_hidden else ""))
+    text.append(f"{summary['info']} info" + (" (hidden, -v)" if infos_hidden else ""))
     if summary.get("waived"):
         text.append(f", {summary['waived']} waived")
     text.append(f" in {report.target.result_files} result file(s): ")
