@@ -261,6 +261,12 @@ def test_a_finding_follows_only_from_a_declared_cause_at_its_place():
     assert [dataclass_without_cause(f) for f in linked] == found  # nothing else changes, nothing dropped
 
 
+def test_the_checked_folder_holds_every_file():
+    cause = _finding("TST001", "result_1.txt", line=3)  # PATH is the benchmark folder itself
+    linked = causes.link([_finding("TST002", "."), cause], [_Cause, _Effect])
+    assert linked[0].caused_by == cause.fingerprint
+
+
 def test_rules_that_follow_from_each_other_keep_one_cause():
     class Back(_Cause):
         follows_from = frozenset({"TST002"})
@@ -299,6 +305,15 @@ def test_locations_open_from_the_current_folder(round_copy, where):
             continue
         assert not Path(header).is_absolute() and (cwd / header).exists(), header
     assert f"{path if where != 'absolute PATH' else 'v4.1/Dell'}/results/" in out
+
+
+@pytest.mark.sample
+def test_a_log_file_is_named_as_given(round_copy):
+    break_line(round_copy / BERT / "result_3.txt", 64)
+    log = f"{BERT}/result_3.txt"
+    out = run("check", log, "--ruleset", "training-4.1.0", cwd=round_copy, columns=300).stdout
+    assert f" · {log}: 1 result file" in lines_of(out)[0]
+    assert re.search(rf"^{re.escape(log)}\n  64: error +LOG005 ", out, re.M), out
 
 
 @pytest.mark.sample

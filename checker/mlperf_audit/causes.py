@@ -24,8 +24,14 @@ def _place(finding: Finding) -> tuple[str | None, str | None, str | None]:
 
 
 def _together(one: str, other: str) -> bool:
-    """Whether two findings' paths are the same file or folder, or one lies in the other."""
-    return one == other or other.startswith(one.rstrip("/") + "/") or one.startswith(other.rstrip("/") + "/")
+    """Whether two findings' paths are the same file or folder, or one lies in the other ("." is
+    the checked folder itself, which holds every other path)."""
+    return (
+        one == other
+        or "." in (one, other)
+        or other.startswith(one.rstrip("/") + "/")
+        or one.startswith(other.rstrip("/") + "/")
+    )
 
 
 def link(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> list[Finding]:

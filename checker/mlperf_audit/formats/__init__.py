@@ -68,7 +68,10 @@ def openable(base: str, path: str | None = None) -> str:
 
 
 def opened_path(report: Report, path: str | None) -> str:
-    """A finding's `path` (relative to the checked PATH) as a person opens it from the current folder."""
+    """A finding's `path` (relative to the checked PATH; None: the PATH itself) as a person opens it
+    from the current folder."""
+    if path is None:
+        return openable(report.target.path)
     base = report.target.path
     if report.target.kind == "log file":
         base = posixpath.dirname(base.replace(os.sep, "/")) or "."
