@@ -8,6 +8,7 @@ pseudo-terminal (`pty`), with the environment a user would have.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pty
@@ -258,7 +259,7 @@ def test_a_finding_follows_only_from_a_declared_cause_at_its_place():
     ]
     linked = causes.link(found, [_Cause, _Effect, _Loop])
     assert [f.caused_by for f in linked] == [None, cause.fingerprint, cause.fingerprint, None, None, cause.fingerprint]
-    assert [dataclass_without_cause(f) for f in linked] == found  # nothing else changes, nothing dropped
+    assert [dataclasses.replace(f, caused_by=None) for f in linked] == found  # nothing else changes or goes
 
 
 def test_the_checked_folder_holds_every_file():
@@ -274,12 +275,6 @@ def test_rules_that_follow_from_each_other_keep_one_cause():
     one, other = _finding("TST001", "r/s/bert/result_1.txt"), _finding("TST002", "r/s/bert/result_1.txt")
     linked = causes.link([one, other], [Back, _Effect])
     assert [f.caused_by for f in linked] == [None, one.fingerprint]
-
-
-def dataclass_without_cause(finding: Finding) -> Finding:
-    import dataclasses
-
-    return dataclasses.replace(finding, caused_by=None)
 
 
 # -- locations that open ------------------------------------------------------------------------------
