@@ -95,6 +95,9 @@ def test_invalid_configuration_exits_2(cli, tree, tmp_path, content, message):
     assert result.code == 2 and message in result.err
 
 
-def test_report_states_configuration(cli, tree):
-    out = cli("check", str(tree), "--select", "EVT,LOG", "--fail-on", "warning").out
+def test_report_states_configuration(cli, tree, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the configuration on one line
+    out = cli("check", str(tree), "--select", "EVT,LOG", "--fail-on", "warning", "-v").out
     assert "config: select=EVT,LOG ignore=- fail-on=warning (from command line)" in out
+    # by default, what the user typed is not repeated back; a configuration file obeyed is named
+    assert "config:" not in cli("check", str(tree), "--select", "EVT,LOG").out

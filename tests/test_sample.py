@@ -58,9 +58,10 @@ def test_every_finding_points_at_a_real_line(sample_report, sample):
             assert 1 <= finding["line"] <= len(lines)
 
 
-def test_text_report_and_no_writes(cli, sample):
+def test_text_report_and_no_writes(cli, sample, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # the description on one line
     before = sorted((p, p.stat().st_mtime_ns) for p in sample.rglob("*"))
-    result = cli("check", str(sample))
+    result = cli("check", str(sample), "-v")
     assert result.code in (0, 1) and "Traceback" not in result.out + result.err
     assert "results repository: 4 submitters, 10 systems, 15 benchmark folders, 126 result files" in result.out
     assert sorted((p, p.stat().st_mtime_ns) for p in sample.rglob("*")) == before
