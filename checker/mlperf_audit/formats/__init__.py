@@ -188,20 +188,24 @@ def _findings_section(report: Report, display: TextDisplay) -> list[Any]:
 
 
 def _statistics(report: Report) -> Table:
-    counts: dict[str, int] = {}
+    """Findings by rule and by the severity each was reported at (a rule's findings may differ from
+    its declared severity: a tolerated LOG005 is a warning), errors first, then the most frequent."""
+    counts: dict[tuple[str, Severity], int] = {}
+    names: dict[str, str] = {}
     for finding in report.findings:
         if not finding.waived_by:
-            counts[finding.rule] = counts.get(finding.rule, 0) + 1
+            key = (finding.rule, finding.severity)
+            counts[key] = counts.get(key, 0) + 1
+            names.setdefault(finding.rule, finding.name)
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     table.add_column("count", justify="right")
     table.add_column("code")
     table.add_column("name", overflow="fold")
     table.add_column("severity")
-    severity = {f.rule: f.severity for f in report.findings}
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+    rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+    for (code, level), count in sorted(counts.items(), key=lambda item: (rank[item[0][1]], -item[1], item[0][0])):
         rule = report.rule(code)
-        name = rule.name if rule is not None else next(f.name for f in report.findings if f.rule == code)
-        level = rule.severity if rule is not None else severity[code]
+        name = rule.name if rule is not None else names[code]
         table.add_row(str(count), code, visible(name), Text(level.value, style=_STYLE[level]))
     return table
 
