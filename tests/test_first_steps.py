@@ -54,13 +54,24 @@ def test_make_demo_shows_no_rule_of_the_example_plugin(tmp_path):
     venv = Path(sys.prefix)
     stamps = [arg for name in (".installed", ".installed-project") for arg in ("-o", str(venv / name))]
     noisy = subprocess.run(
-        [str(venv / "bin" / "mlperf-audit"), "check", str(result_file), "--no-cache"], capture_output=True, text=True
+        [str(venv / "bin" / "mlperf-audit"), "check", str(result_file), "--no-cache", "-v"],
+        capture_output=True,
+        text=True,
     )
-    assert "EXA001" in noisy.stdout, noisy.stdout  # the plugin is here, and this file makes it speak
+    # the plugin is here, and this file makes it speak (an info: shown with -v)
+    assert "EXA001" in noisy.stdout, noisy.stdout
     result = _make(*stamps, "demo", venv=venv, folder=copy)
     assert result.returncode == 0, result.stdout + result.stderr
     rules = set(re.findall(r"\b([A-Z]{3,4}[0-9]{3,4})\b", result.stdout))
     assert rules and not any(code.startswith("EXA") for code in rules), result.stdout
+    # infos are hidden by default, and counted: the demo's count holds no EXA001 of that file
+    with_plugin = subprocess.run(
+        [str(venv / "bin" / "mlperf-audit"), "check", str(copy / "fixtures" / "packages" / "demo"), "--no-cache"],
+        capture_output=True,
+        text=True,
+    )
+    infos = [int(re.findall(r"(\d+) info", text)[-1]) for text in (with_plugin.stdout, result.stdout)]
+    assert infos[0] > infos[1], (with_plugin.stdout, result.stdout)
 
 
 def _pytest(data: Path, *args: str, require: bool = False) -> subprocess.CompletedProcess[str]:
