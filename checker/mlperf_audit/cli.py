@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import traceback
-from typing import Any, NoReturn, Sequence
+from typing import Any, Callable, NoReturn, Sequence
 
 from tabulate import tabulate
 
@@ -267,26 +267,63 @@ class Terminated(BaseException):
     stopped (mlperf_audit.engine), one line said, no traceback."""
 
 
+#: The signals this command received. The exception a signal raises can be lost: raised while a
+#: finalizer or a weak reference's callback runs, Python prints "Exception ignored" and goes on;
+#: the command still ends as the signal asked.
+_received: list[int] = []
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    _received.append(signum)
+    raise KeyboardInterrupt
+
+
 def _terminate(signum: int, frame: Any) -> None:
+    _received.append(signum)
     raise Terminated
+
+
+def _unless_a_signal(hook: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`hook`, but silent on the exception a signal raised inside a finalizer (which Python would
+    print with a traceback and drop): the command ends as the signal asked all the same."""
+
+    def unraisable(event: Any) -> None:
+        if not issubclass(event.exc_type, (KeyboardInterrupt, Terminated)):
+            hook(event)
+
+    return unraisable
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: its exit code. Ctrl-C and SIGTERM end it with one line and 130 or 143,
     like any command a shell runs, and leave no worker process behind."""
     in_main_thread = threading.current_thread() is threading.main_thread()  # only it can take signals
-    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+    _received.clear()
+    previous = {}
+    if in_main_thread:
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, _terminate)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not where the caller ignores it
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, _interrupt)
+    unraisable = sys.unraisablehook
+    sys.unraisablehook = _unless_a_signal(unraisable)
+    code = EXIT_ERROR
     try:
-        return _main(argv)
+        code = _main(argv)
     except KeyboardInterrupt:
-        _quietly_say("interrupted")
-        return EXIT_INTERRUPTED
+        _received.append(signal.SIGINT)
     except Terminated:
+        _received.append(signal.SIGTERM)
+    finally:
+        sys.unraisablehook = unraisable
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGTERM in _received:
         _quietly_say("terminated")
         return EXIT_TERMINATED
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+    if signal.SIGINT in _received:
+        _quietly_say("interrupted")
+        return EXIT_INTERRUPTED
+    return code
 
 
 def _quietly_say(message: str) -> None:
