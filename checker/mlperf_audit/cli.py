@@ -21,6 +21,7 @@ from tabulate import tabulate
 from ._version import __version__
 from .cache import CHECK_FOLDER, OLD_RCP_FOLDER, SUBFOLDER, ParseCache, default_directory
 from .commands import EXIT_ERROR, EXIT_OK, UsageError, audit, check, compare, report, reproduce, score, write
+from .engine import check_selectors, matches
 from .errors import AuditError, PluginError
 from .plugins import PluginHost
 from .report import mlperf_logging_version
@@ -135,22 +136,8 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
 
 
 def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
-    from difflib import get_close_matches
-
-    from .engine import matches
-
     selectors = [part.strip() for text in args.selectors for part in text.split(",") if part.strip()]
-    for selector in selectors:
-        if not any(matches(rule, selector) for rule in host.rules):
-            known = sorted({r.code for r in host.rules} | {r.code.rstrip("0123456789") for r in host.rules})
-            close = get_close_matches(selector.upper(), known, n=3) + get_close_matches(
-                selector, sorted(r.name for r in host.rules), n=2
-            )
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise UsageError(
-                f"no rule is named by {selector!r}: give a code, a prefix of codes or a rule name{hint} "
-                "(`mlperf-audit rules` lists them)"
-            )
+    check_selectors(host.rules, selectors)
     shown = [rule for rule in host.rules if not selectors or any(matches(rule, s) for s in selectors)]
     if args.json:
         write(json.dumps([rule.describe() for rule in shown], indent=2) + "\n", None)

@@ -65,15 +65,20 @@ def matches(rule: type[Rule], selector: str) -> bool:
     return selector == "ALL" or rule.code.startswith(selector) or rule.name == selector
 
 
-def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]]:
-    """The rules in force: matched by `select`, not matched by `ignore`, applicable to the ruleset."""
-    for selector in config.select + config.ignore:
+def check_selectors(rules: Sequence[type[Rule]], selectors: Sequence[str]) -> None:
+    """Refuse a selector that names no rule, suggesting the closest codes or names."""
+    for selector in selectors:
         if not any(matches(rule, selector) for rule in rules):
             hint = did_you_mean_rule(selector, [rule.code for rule in rules], [rule.name for rule in rules])
             raise SelectionError(
                 f"unknown rule selector {selector!r}{hint}: not a code, prefix or name of any rule "
                 "(`mlperf-audit rules` lists them)"
             )
+
+
+def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]]:
+    """The rules in force: matched by `select`, not matched by `ignore`, applicable to the ruleset."""
+    check_selectors(rules, config.select + config.ignore)
     return [
         rule
         for rule in rules
