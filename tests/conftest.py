@@ -91,6 +91,15 @@ def _fresh_parse_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
     monkeypatch.setenv("MLPERF_AUDIT_CACHE_DIR", str(tmp_path_factory.mktemp("parse-cache")))
 
 
+@pytest.fixture(autouse=True)
+def _no_stray_width() -> None:
+    """A command a test runs lays its text out for a pipe unless the test sets COLUMNS. A library
+    in this process (GNU readline does) can put COLUMNS=80 in the C environment, which every
+    subprocess inherits though `os.environ` does not show it: it is removed before each test."""
+    if "COLUMNS" not in os.environ:
+        os.unsetenv("COLUMNS")
+
+
 @pytest.fixture(scope="session")
 def host() -> PluginHost:
     return PluginHost()
