@@ -43,8 +43,21 @@ def test_a_configuration_is_found_from_a_subfolder(cli, tree, work, monkeypatch)
     assert config["sources"] == [str(work / ".mlperf-audit.toml")]
     assert not any("obeyed" in note for note in config["notes"])
     text = cli("check", str(tree))
-    unwrapped = " ".join(text.out.split())  # the line wraps at 80 columns in a pipe
+    unwrapped = " ".join(text.out.split())  # the line wraps at 80 columns in a pipe, between words
     assert f"config: select=ALL ignore=LOG fail-on=never (from {work / '.mlperf-audit.toml'})" in unwrapped
+
+
+def test_a_path_longer_than_the_line_is_written_whole(cli, tree, tmp_path, monkeypatch):
+    """A path is never cut at the edge of the screen (nor at a hyphen): it must open when copied."""
+    deep = tmp_path / ("a-folder-named-at-length-" * 4) / "work"
+    deep.mkdir(parents=True)
+    (deep / ".mlperf-audit.toml").write_text(RELAXING)
+    monkeypatch.chdir(deep)
+    written = str(deep / ".mlperf-audit.toml")
+    assert len(written) > 100
+    for argv in (("check", str(tree)), ("check", str(tree), "-v")):
+        lines = [line.strip() for line in cli(*argv).out.splitlines()]
+        assert f"{written})" in lines, lines[:4]  # alone on its line, past the width
 
 
 def test_a_pyproject_without_the_table_does_not_end_the_walk(cli, tree, work, monkeypatch):
@@ -150,7 +163,7 @@ def test_process_configuration_from_a_subfolder(tree, work):
     command = [sys.executable, "-m", "mlperf_audit", "check", str(tree), "--no-cache"]
     found = subprocess.run(command, cwd=work / "notes" / "today", capture_output=True, text=True, env=environment)
     assert found.returncode == 0, found.stderr
-    assert f"(from {work / 'pyproject.toml'})" in " ".join(found.stdout.split())  # wrapped at 80
+    assert f"(from {work / 'pyproject.toml'})" in " ".join(found.stdout.split())  # wrapped at 80, between words
     (work / "pyproject.toml").write_text(f"[tool.mlperf_audit]\n{RELAXING}")
     named = subprocess.run(command, cwd=work / "notes" / "today", capture_output=True, text=True, env=environment)
     assert named.returncode == 2 and "the table is [tool.mlperf-audit]" in named.stderr

@@ -18,7 +18,6 @@ from typing import IO, Any, Sequence
 
 from rich import box
 from rich.console import Console
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from tabulate import tabulate
@@ -93,14 +92,36 @@ class Screen:
         )
 
 
+@dataclass(frozen=True)
+class Indented:
+    """A text wrapped as a paragraph indented by `indent` columns (each of its lines)."""
+
+    text: Text
+    indent: int
+
+
+def _between_words(console: Console, text: Text, indent: int = 0) -> list[Text]:
+    """`text` wrapped between words to the console's width less `indent`; a word longer than
+    that (a path, a URL) is left whole past the edge, never cut: it must open when copied."""
+    text = text.copy()
+    text.overflow = "ignore"  # as the text's own: between words still, a long word whole
+    lines = text.wrap(console, max(console.width - indent, 1))
+    return [Text(" " * indent) + line if indent else line for line in lines]
+
+
 def render(screen: Screen, *renderables: Any) -> str:
     """`renderables` drawn for `screen`, as text (with colour codes only if the screen takes colour)."""
     console = screen.console()
     with console.capture() as captured:
         for renderable in renderables:
-            # a text that must not wrap (a path to open) is written whole, past the width if need be
-            whole = isinstance(renderable, Text) and bool(renderable.no_wrap)
-            console.print(renderable, soft_wrap=whole)
+            if isinstance(renderable, Text) and renderable.no_wrap:
+                console.print(renderable, soft_wrap=True)  # a line that must not wrap is written whole
+            elif isinstance(renderable, (Text, Indented)):
+                paragraph = renderable if isinstance(renderable, Indented) else Indented(renderable, 0)
+                for line in _between_words(console, paragraph.text, paragraph.indent):
+                    console.print(line, soft_wrap=True)
+            else:
+                console.print(renderable)
     return "\n".join(line.rstrip() for line in captured.get().rstrip("\n").split("\n"))
 
 
@@ -134,17 +155,17 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str], screen: Screen 
                 pairs.append(" · ", style="dim")
             pairs.append(f"{header}: ", style="dim")
             pairs.append(cell)
-        blocks += [Text.assemble(row[0], style="bold") if row else Text(), Padding(pairs, (0, 0, 0, 2))]
+        blocks += [Text.assemble(row[0], style="bold") if row else Text(), Indented(pairs, 2)]
     return render(screen, *blocks)
 
 
 def wrapped(text: str, screen: Screen | None = None) -> str:
-    """Plain lines of text wrapped to the screen where someone reads it at a width (continuation
-    lines indented as the line's own indent, plus two); unchanged elsewhere."""
+    """Plain lines of text wrapped to the screen where someone reads it at a width, between words
+    (continuation lines indented as the line itself); unchanged elsewhere."""
     if screen is None or not screen.fitted:
         return text
     lines = []
     for line in text.split("\n"):
         indent = len(line) - len(line.lstrip(" "))
-        lines.append(render(screen, Padding(Text(line.lstrip(" ")), (0, 0, 0, indent))) if line.strip() else "")
+        lines.append(render(screen, Indented(Text(line.lstrip(" ")), indent)) if line.strip() else "")
     return "\n".join(lines)
