@@ -21,9 +21,15 @@ The work model gives the training FLOPs per logged convergence unit, where that 
 - llama31_8b and llama31_405b: (6·Nmm + 12·L·d·s) per token, from Llama 3.1's architecture
   (arXiv 2407.21783), per logged 8192-token sample; resnet: 3 x 8.2e9 FLOPs per 224x224 image per
   epoch of ImageNet (approximate: a ceiling, never an error).
+- deepseekv3_671b and gpt_oss_20b, mixtures of experts, by their active parameters: (6·Nmm +
+  attention) per token with Nmm the matmul parameters a token passes through (DeepSeek-V3: 37B
+  activated of 671B, arXiv 2412.19437; gpt-oss-20b: 3.6B active of 20.9B, its model card, arXiv
+  2508.10925), per logged sample of `max_sequence_length` tokens (4096 and 8192). Approximate:
+  no published round has confirmed the logged unit or calibrated a ceiling yet, so they never
+  make an error (information only above the ceiling).
 - every other benchmark is in `NOT_MODELLED` with the reason (embedding-bound dlrm, sampling-bound
-  gnn and rgat, data-dependent shapes, no published round to calibrate on): no utilisation check
-  for them; the published-results envelope covers them.
+  gnn and rgat, data-dependent shapes, reinforcement learning): no utilisation check for them; the
+  published-results envelope covers them.
 
 The derivations are those of `../shared/reference/hardware.md` section 2.
 """
@@ -106,6 +112,10 @@ class Work:
 #: (1 byte). Offloading to the host could lower it; no published run does.
 FULL_TRAINING_BYTES = 16
 FROZEN_BASE_BYTES = 1
+#: The least a mixture of experts trained from scratch keeps per parameter: DeepSeek-V3's own recipe
+#: (arXiv 2412.19437, section 3.3.3) tracks AdamW's moments in BF16 (2+2), with BF16 weights and
+#: gradients (2+2) and FP32 master weights (4). Every expert is trained, so every parameter counts.
+MOE_TRAINING_BYTES = 12
 
 
 def _llm_sample(matmul_parameters: float, layers: int, width: int, sequence: int) -> float:
@@ -114,6 +124,17 @@ def _llm_sample(matmul_parameters: float, layers: int, width: int, sequence: int
     the causal discount)."""
     return sequence * (6 * matmul_parameters + 12 * layers * width * sequence)
 
+
+#: DeepSeek-V3's matmul parameters a token passes through: attention, the 3 dense FFNs, 8 routed
+#: and 1 shared expert in each of the 58 MoE layers, the output layer (derivation at WORK).
+_DEEPSEEK_V3_MATMUL = (
+    61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168)
+    + 3 * 3 * 7168 * 18432
+    + 58 * 9 * 3 * 7168 * 2048
+    + 7168 * 129_280
+)
+#: gpt-oss-20b's: attention, 4 of 32 experts in each of the 24 layers, the output layer.
+_GPT_OSS_20B_MATMUL = 24 * (2 * 2880 * 4096 + 2 * 2880 * 512) + 24 * 4 * 3 * 2880 * 2880 + 2880 * 201_088
 
 WORK: dict[str, Work] = {
     "gpt3": Work(
@@ -158,6 +179,39 @@ WORK: dict[str, Work] = {
         0.75,
         state_bytes=405.9e9 * FULL_TRAINING_BYTES,
     ),
+    # DeepSeek-V3 (arXiv 2412.19437, section 4.2 and its config.json): 61 layers of width 7168;
+    # multi-head latent attention, 128 heads, q rank 1536, kv rank 512, query/key head 128+64, value
+    # 128: q 7168·1536 + 1536·128·192, kv 7168·576 + 512·128·256, o 128·128·7168 = 187.0e6 a layer;
+    # 3 dense layers of FFN 18432 and 58 MoE layers activating 8 routed and 1 shared expert of FFN
+    # 2048 (3·7168·2048 each); output layer 7168·129280. Nmm = 36.5e9 of the paper's 37B activated
+    # (the rest is the input embedding, a lookup). Attention scores and values: 2·s·128·(192+128)
+    # FLOPs a token a layer forward, x3 for training. The logged unit (samples_count) is
+    # 4096-token sequences. Approximate (routing, no published round): the dense ceiling.
+    "deepseekv3_671b": Work(
+        4096 * (6 * _DEEPSEEK_V3_MATMUL + 6 * 61 * 4096 * 128 * (192 + 128)),
+        "4096-token sample",
+        "(6·Nmm + 6·L·s·heads·(dqk + dv)) x 4096 tokens, Nmm = 36.5e9 active of 671e9, L = 61, 128 heads, "
+        "dqk = 192, dv = 128",
+        0.60,
+        "approximate",
+        state_bytes=671e9 * MOE_TRAINING_BYTES,
+    ),
+    # gpt-oss-20b (model card, arXiv 2508.10925, table 1 and section 2.1): 24 layers of width 2880;
+    # 64 query and 8 key/value heads of 64 (q and o 2880·4096, k and v 2880·512): 26.5e6 a layer;
+    # 32 experts of SwiGLU FFN 2880 (3·2880·2880), 4 active; output layer 2880·201088.
+    # Nmm = 0.637e9 + 2.389e9 + 0.579e9 = 3.605e9, the card's 3.6B active (its 20.9B total less
+    # the embedding). Attention alternates dense layers and 128-token bands: 12·d·s a token in the
+    # 12 dense layers, 12·d·128 in the 12 banded ones, d = 4096. The logged unit is 8192-token
+    # sequences. Approximate (routing, no published round): the dense ceiling.
+    "gpt_oss_20b": Work(
+        8192 * (6 * _GPT_OSS_20B_MATMUL + 12 * 12 * 4096 * 8192 + 12 * 12 * 4096 * 128),
+        "8192-token sample",
+        "(6·Nmm + 12·L·d·s over 12 dense and 12 banded layers) x 8192 tokens, Nmm = 3.605e9 active of "
+        "20.9e9, d = 4096, s = 8192 (128 in a band)",
+        0.60,
+        "approximate",
+        state_bytes=20.9e9 * MOE_TRAINING_BYTES,
+    ),
     # ResNet-50 v1.5 at 224x224: 4.1e9 multiply-adds forward (torchvision's 4.09 GMACs; He et al.
     # 2016 give 3.8e9 for v1), 8.2e9 FLOPs; training about 3x forward; an epoch is ImageNet's
     # 1,281,167 training images (the logged unit is epochs). Best honest (v1.0-v3.1): 33.5% of the
@@ -184,9 +238,8 @@ NOT_MODELLED: dict[str, str] = {
     "unet3d": "random crops of varying volumes in training, whole volumes in evaluation: no fixed cost per sample",
     "stable_diffusion": "UNet, VAE and text-encoder costs at 512x512 without a sourced figure per sample",
     "flux1": "MMDiT cost per sample depends on image and text token counts; no sourced figure",
-    "deepseekv3_671b": "no published round yet to confirm the logged unit and calibrate a ceiling (mixture of experts)",
-    "gpt_oss_20b": "no published round yet to confirm the logged unit and calibrate a ceiling (mixture of experts)",
-    "qwen35_397b_grpo": "reinforcement learning: generation, not training FLOPs, dominates",
+    "qwen35_397b_grpo": "reinforcement learning: rollouts of up to 65536 tokens (generation, whose length the "
+    "logs do not give) dominate, not training FLOPs per sample",
 }
 
 
