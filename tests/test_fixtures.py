@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from mlperf_audit import rulesets
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 
@@ -130,3 +133,88 @@ def test_disagreements_name_both_files_and_lines(fixtures, host):
         assert finding.path.endswith("config_fx_8xh100.sh") and finding.line
         assert finding.related and finding.related[0][0].endswith(other) and finding.related[0][1]
         assert f"{finding.related[0][0]}:{finding.related[0][1]}" in finding.message
+
+
+# ----------------------------------------------------------------------------------------------
+# The 6.x rounds: no published snapshot yet; a clean package per ruleset, built from its rules.
+# ----------------------------------------------------------------------------------------------
+
+SIX = {"6.0.0": "training_results_v6.0", "6.1.0": "training_results_v6.1"}
+
+
+def official_package_check(package: Path, ruleset: str, tmp_path: Path) -> str:
+    """The official package checker's log for a temporary copy of `package` (it writes into the
+    results it checks, and its log into the working directory): run as a submitter runs it."""
+    tree = tmp_path / "tree"
+    shutil.copytree(package, tree / "Fixture")
+    log = tmp_path / "package_checker.log"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mlperf_logging.package_checker",
+            "Fixture",
+            "training",
+            ruleset,
+            "--log_output",
+            str(log),
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return log.read_text()
+
+
+@pytest.mark.parametrize("ruleset", sorted(SIX))
+def test_six_package_has_every_benchmark_of_its_round_with_the_required_runs(fixtures, ruleset):
+    results = fixtures / SIX[ruleset] / "Fixture" / "results"
+    counts = {folder.name: len(list(folder.glob("result_*.txt"))) for folder in results.glob("*/*")}
+    round_ = rulesets.get(f"training-{ruleset}")
+    assert sorted(counts) == sorted(round_.benchmarks)
+    assert counts == {name: round_.required_runs(name) for name in counts}
+
+
+@pytest.mark.parametrize("ruleset", sorted(SIX))
+def test_six_package_passes_the_official_package_checker(fixtures, tmp_path, ruleset):
+    log = official_package_check(fixtures / SIX[ruleset] / "Fixture", ruleset, tmp_path)
+    assert "PACKAGE CHECKER FOUND NO ERRORS, SUCCESS" in log
+    assert "ERROR -" not in log and "WARNING -" not in log
+    benchmarks = rulesets.get(f"training-{ruleset}").benchmarks
+    assert log.count("RCP Test Passed") == len(benchmarks)
+    assert log.count("Running compliance on file") == sum(rulesets.get(f"training-{ruleset}").run_counts.values())
+
+
+def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(fixtures, tmp_path):
+    """The check has teeth: 6.1 makes config_filename mandatory; two runs without it fail the folder."""
+    package = tmp_path / "package"
+    shutil.copytree(fixtures / SIX["6.1.0"] / "Fixture", package)
+    for index in (0, 1):
+        path = package / "results" / "fx_8xb200" / "llama31_8b" / f"result_{index}.txt"
+        lines = path.read_text().splitlines(keepends=True)
+        path.write_text("".join(line for line in lines if '"key": "config_filename"' not in line))
+    log = official_package_check(package, "6.1.0", tmp_path / "official")
+    assert "2 files do not comply, directory cannot be accepted" in log
+    assert "PACKAGE CHECKER FOUND ERRORS" in log
+
+
+@pytest.mark.parametrize("ruleset", sorted(SIX))
+def test_six_package_has_no_errors_or_warnings_in_mlperf_audit(fixtures, host, ruleset):
+    report = check(fixtures / SIX[ruleset], Config(ignore=("EXA",)), host)
+    assert report.ruleset == f"training-{ruleset}"  # named by the folder above the submission
+    assert [f for f in report.findings if f.severity.value != "info"] == []
+    passed = {f.benchmark for f in report.findings if f.rule == "RCP007" and "RCP test passed" in f.message}
+    assert passed == set(rulesets.get(f"training-{ruleset}").benchmarks)
+    traced = {f.benchmark for f in report.findings if f.rule == "REP003" and "certain" in f.message}
+    assert traced == passed
+
+
+def test_six_runs_are_dated_inside_their_rounds(fixtures):
+    """PKG020 would report a package whose runs were logged outside its round's window."""
+    for ruleset, folder in SIX.items():
+        for path in (fixtures / folder).rglob("result_0.txt"):
+            first = json.loads(path.read_text().splitlines()[0].split(":::MLLOG ", 1)[1])
+            day = datetime.datetime.fromtimestamp(first["time_ms"] / 1000, datetime.UTC).date().isoformat()
+            assert rulesets.within(day, f"training-{ruleset}"), (path, day)

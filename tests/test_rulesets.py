@@ -190,3 +190,10 @@ def test_a_lone_log_is_judged_by_a_round_that_has_its_benchmark(tmp_path) -> Non
     shutil.copy(FIXTURES / "clean" / "Fixture" / "results" / "fx_8xh100" / "bert" / "result_0.txt", log)
     chosen = rulesets.choose(discover(log))
     assert chosen.ruleset == "training-5.0.0" and "(bert)" in chosen.reason, chosen.reason
+
+
+def test_the_six_rounds_are_dated():
+    """v6.0 was published in June 2026; v6.1 is under review, so its day is an estimate (`~`)."""
+    assert rulesets.published("6.0.0").strftime("%Y-%m") == "2026-06"
+    assert rulesets.PUBLISHED["6.1.0"].startswith("~") and rulesets.published("6.1.0").year == 2026
+    assert rulesets.published("5.1.0") < rulesets.published("6.0.0") < rulesets.published("6.1.0")
