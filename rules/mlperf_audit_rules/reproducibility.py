@@ -32,11 +32,12 @@ from mlperf_audit import (
     Severity,
     Spread,
     Submission,
+    hardware,
     hookimpl,
 )
 
 from . import compliance, rcp, summarizer
-from .support import sources
+from .support import disclosure, precision, sources
 from .support.sources import Trace
 
 
@@ -829,6 +830,335 @@ class SpreadTooLarge(Rule):
             yield self.finding(f"{spread.describe()}: beyond {limit:.0%} ({basis})", path=result.folder.path)
 
 
+# --------------------------------------------------------------------------------------------
+# The 6.x disclosure keys (optional in 6.0, required from 6.1): `support.disclosure`
+# --------------------------------------------------------------------------------------------
+
+
+def _first_counted(result: BenchmarkResult, key: str) -> tuple[disclosure.Disclosed, int] | None:
+    return next((found for run in result.runs if (found := disclosure.counted(run, key)) is not None), None)
+
+
+class ParallelismDisagreesWithSystem(Rule):
+    """The parallelism a run discloses does not fit the accelerators of its system.
+
+    What it checks: in runs that log their parallelism (optional in 6.0, required from 6.1), that
+    tensor x pipeline x context parallelism (the accelerators that hold one replica of the model)
+    and expert parallelism are each at most the accelerators the system description declares
+    (nodes x accelerators per node): an error, as no framework places a degree on more
+    accelerators than the run has. A warning where the model-parallel product does not divide the
+    accelerators (Megatron, NeMo and MaxText require it; a reinforcement-learning run may keep
+    some for generation), or where `global_batch_size` is not `micro_batch_size` x data
+    parallelism (the accelerators over the model-parallel product) x
+    `gradient_accumulation_steps`. Each problem is reported once per folder, at its first run.
+
+    Why it matters: the disclosure exists so that reviewers and readers can compare how results
+    were run; a layout the system cannot hold is a wrong disclosure or a wrong system description,
+    and either misstates the result.
+
+    Example: `tensor_parallelism` 8, `pipeline_parallelism` 8 and `context_parallelism` 2 (128
+    accelerators a replica) on a system of 8 nodes of 8.
+
+    How to fix: log the degrees the run used (NeMo's `TENSOR_MODEL_PARALLEL`, ...), or correct the
+    system description's `number_of_nodes` and `accelerators_per_node`.
+    """
+
+    code = "REP017"
+    name = "parallelism-disagrees-with-system"
+    summary = "The parallelism a run discloses does not fit the accelerators of its system."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        description = context.system_description(result.submitter, result.system)
+        accelerators, _ = hardware.of_system(description)
+        if not accelerators or description is None:
+            return
+        related = [(description.path, description.field_lines.get("accelerators_per_node"))]
+        system = f"the system's {accelerators} accelerators ({description.path})"
+        found: dict[str, tuple[Finding, int]] = {}
+
+        def note(kind: str, finding: Finding) -> None:
+            first, runs = found.get(kind, (finding, 0))
+            found[kind] = (first, runs + 1)
+
+        for run in result.runs:
+            degrees = {key: disclosure.counted(run, key) for key, _ in disclosure.PARALLELISM}
+            model = [degrees[key] for key in disclosure.MODEL_PARALLEL_KEYS]
+            expert = degrees["expert_parallelism"]
+            if expert is not None and expert[1] > accelerators:
+                note(
+                    "expert",
+                    self.finding(
+                        f"expert_parallelism {expert[1]} ({expert[0].where}) is more than {system}",
+                        path=run.path,
+                        line=expert[0].line,
+                        related=related,
+                    ),
+                )
+            if any(degree is None for degree in model):
+                continue
+            product = math.prod(degree[1] for degree in model if degree is not None)
+            spelled = " x ".join(f"{d[0].key.split('_')[0]} {d[1]}" for d in model if d is not None)
+            line = model[0][0].line if model[0] is not None else None
+            if product > accelerators:
+                note(
+                    "product",
+                    self.finding(
+                        f"{spelled} = {product} accelerators hold one replica of the model, more than {system}",
+                        path=run.path,
+                        line=line,
+                        related=related,
+                    ),
+                )
+                continue
+            if accelerators % product:
+                note(
+                    "divides",
+                    self.finding(
+                        f"{spelled} = {product} does not divide {system}: {accelerators % product} would "
+                        "hold no whole replica",
+                        path=run.path,
+                        line=line,
+                        related=related,
+                        severity=Severity.WARNING,
+                    ),
+                )
+                continue
+            batch = [disclosure.counted(run, key) for key in _BATCH_KEYS]
+            if any(part is None for part in batch):
+                continue
+            micro, accumulation, logged = (part[1] for part in batch if part is not None)
+            data_parallel = accelerators // product
+            if micro * data_parallel * accumulation != logged:
+                note(
+                    "batch",
+                    self.finding(
+                        f"global_batch_size {logged} is not micro_batch_size {micro} x data parallelism "
+                        f"{data_parallel} ({accelerators} / {product}) x gradient_accumulation_steps {accumulation} "
+                        f"= {micro * data_parallel * accumulation}",
+                        path=run.path,
+                        line=batch[2][0].line if batch[2] is not None else None,
+                        related=related,
+                        severity=Severity.WARNING,
+                    ),
+                )
+        for first, runs in found.values():
+            if runs > 1:
+                first = dataclasses.replace(first, message=f"{first.message} (and {runs - 1} more run(s))")
+            yield first
+
+
+_BATCH_KEYS = ("micro_batch_size", "gradient_accumulation_steps", "global_batch_size")
+
+
+class PrecisionDisagreesWithConfig(Rule):
+    """The lowest precision a run discloses contradicts what its launch configuration switches on.
+
+    What it checks: `lowest_numerical_precision_in_linear` and `_in_attn` (optional in 6.0,
+    required from 6.1) against the launch configuration traced with certainty to the result
+    folder (REP003): a configuration that switches FP4 on (`FP4=True`, NVIDIA's NeMo) while the
+    logs name a wider format for the linear layers, or another FP4 format than its `FP4_RECIPE`;
+    one that switches FP8 or INT8 on (`FP8=True`, `quantization=int8`, as `support.precision`
+    reads them) while the logs name a 16-bit or wider format; FP8 attention switched on
+    (`FP8_DPA=True`) while the logs name a wider format for attention; and the logs naming FP8 or
+    FP4 for the linear layers where the configuration explicitly switches both off. A warning:
+    what a variable switches is the convention of the framework that reads it.
+
+    Why it matters: the precision disclosure is how a reader tells an FP4 result from a BF16 one;
+    a disclosure that understates the format used flatters the result.
+
+    Example: `config_GB200_18x4x1.sh` sources `config_common_fp4.sh` (`FP4=True`), the logs
+    say `lowest_numerical_precision_in_linear` "bfloat16".
+
+    How to fix: log the formats the run used, or commit the configuration that ran.
+    """
+
+    code = "REP018"
+    name = "precision-disagrees-with-config"
+    summary = "The lowest precision a run discloses contradicts what its launch configuration switches on."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        trace = _trace_result(result, context)
+        if trace is None or trace.config is None or trace.certainty is not sources.Certainty.CERTAIN:
+            return
+        config = trace.config
+        linear = _first_format(result, "lowest_numerical_precision_in_linear")
+        if linear is not None:
+            claim = self._linear(config, linear, precision.evident(result, context))
+            if claim is not None:
+                yield self._finding(claim, linear)
+        attention = _first_format(result, "lowest_numerical_precision_in_attn")
+        fp8_attention = disclosure.switch(config, disclosure.FP8_ATTENTION_SWITCHES)
+        if attention is not None and fp8_attention is not None and fp8_attention[0]:
+            _, assignment, name = fp8_attention
+            if (disclosure.bits(attention.value) or 0) > 8:
+                yield self._finding(
+                    (
+                        f"{assignment.path}:{assignment.line} switches FP8 attention on ({name}={assignment.value})",
+                        assignment,
+                    ),
+                    attention,
+                )
+
+    @staticmethod
+    def _linear(
+        config: sources.LaunchConfig, logged: disclosure.Disclosed, evidence: precision.Evidence | None
+    ) -> tuple[str, sources.Assignment | None] | None:
+        """What the configuration says that the logged format of the linear layers contradicts."""
+        width = disclosure.bits(logged.value) or 0
+        fp4 = disclosure.switch(config, disclosure.FP4_SWITCHES)
+        if fp4 is not None and fp4[0]:
+            _, assignment, name = fp4
+            said = f"{assignment.path}:{assignment.line} switches FP4 on ({name}={assignment.value})"
+            recipe = config.first(disclosure.FP4_RECIPES)
+            if width > 4:
+                return said, assignment
+            chosen = recipe[1].value.strip("'\"").lower() if recipe else ""
+            if (
+                recipe
+                and chosen in disclosure.PRECISION_BITS
+                and logged.value in ("nvfp4", "mxfp4")
+                and chosen != logged.value
+            ):
+                return f"{recipe[1].path}:{recipe[1].line} chooses {recipe[0]}={recipe[1].value}", recipe[1]
+            return None
+        if evidence is not None:
+            return (f"the configuration switches {evidence.precision} on ({evidence.why})", None) if width > 8 else None
+        fp8 = disclosure.switch(config, disclosure.FP8_SWITCHES)
+        if fp8 is not None and not fp8[0] and (fp4 is None or not fp4[0]) and width in (4, 6, 8):
+            if logged.value in ("int8", "uint8", "int4", "uint4"):
+                return None  # integer formats have switches of their own
+            _, assignment, name = fp8
+            off = f" and FP4 ({fp4[2]}={fp4[1].value})" if fp4 is not None else ""
+            return f"{assignment.path}:{assignment.line} switches FP8 off ({name}={assignment.value}){off}", assignment
+        return None
+
+    def _finding(self, claim: tuple[str, sources.Assignment | None], logged: disclosure.Disclosed) -> Finding:
+        said, assignment = claim
+        return self.finding(
+            f"{said} but {logged.where} logs {logged.key} {logged.value!r}",
+            path=logged.path,
+            line=logged.line,
+            related=[(assignment.path, assignment.line)] if assignment is not None else [],
+        )
+
+
+def _first_format(result: BenchmarkResult, key: str) -> disclosure.Disclosed | None:
+    for run in result.runs:
+        found = disclosure.disclosed(run, key)
+        if found is not None and disclosure.bits(found.value) is not None:
+            return found
+    return None
+
+
+class ConfigFileNotInCode(Rule):
+    """The launch configuration a run names (`config_filename`) is not in the submission's code.
+
+    What it checks: that the file name each run logs as `config_filename` (optional in 6.0,
+    required from 6.1; its last path component) is the name of one of the files of the implementation the result folder is traced to (REP003), listed
+    two folder levels deep. Elsewhere in the submitter's `benchmarks/` (another benchmark's or
+    implementation's folder) is reported with where it is; nowhere, as missing. A warning: a
+    configuration deeper than discovery lists, or named differently at launch, is not seen.
+
+    Why it matters: 6.1 made the key mandatory so that every result names the configuration that
+    ran it; a name the package does not hold leaves the result untraceable.
+
+    Example: the logs say `config_filename` "config_GB200_18x4x1xtp1pp1cp2_8b.sh";
+    `benchmarks/llama31_8b/implementations/nemo/` holds no such file.
+
+    How to fix: commit the configuration the runs used, under the implementation of the benchmark,
+    or log the name it has there.
+    """
+
+    code = "REP019"
+    name = "config-file-not-in-code"
+    summary = "The launch configuration a run names (config_filename) is not in the submission's code."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        trace = _trace_result(result, context)
+        if trace is None or trace.code is None:
+            return  # no code read, or none for this benchmark: REP001 and REP002 say so
+        named: dict[str, disclosure.Disclosed] = {}
+        for run in result.runs:
+            found = disclosure.disclosed(run, "config_filename")
+            if found is not None and (name := disclosure.file_name(found.value)) is not None:
+                named.setdefault(name, found)
+        for name, found in named.items():
+            if _holding(trace.code, name):
+                continue
+            elsewhere = [impl for impl in trace.submission.implementations if _holding(impl, name)]
+            where = (
+                f"it is in {', '.join(impl.path for impl in elsewhere[:3])}, not in {trace.code.path}"
+                if elsewhere
+                else f"no file of that name is among the {len(trace.code.files)} files of {trace.code.path}"
+                " or any other implementation of the submitter"
+            )
+            yield self.finding(
+                f"{found.where} logs config_filename {found.value!r}: {where}", path=found.path, line=found.line
+            )
+
+
+def _holding(implementation: Implementation, name: str) -> bool:
+    return any(entry.path.rsplit("/", 1)[-1] == name for entry in implementation.files)
+
+
+class DisclosureDisagreesWithConfig(_TracedRule):
+    """The parallelism or micro batch a run discloses differs from its launch configuration.
+
+    What it checks: the logged `tensor_parallelism`, `pipeline_parallelism`,
+    `context_parallelism`, `expert_parallelism` and `micro_batch_size` (optional in 6.0, required
+    from 6.1) against the launch configuration traced to the result folder (REP003): NeMo's and
+    Megatron's `TENSOR_MODEL_PARALLEL` (`TP`, `..._SIZE`), `PIPELINE_MODEL_PARALLEL`,
+    `CONTEXT_PARALLEL`, `EXPERT_MODEL_PARALLEL` and `MICRO_BATCH_SIZE` (`MINIBS`, NVIDIA's
+    per-accelerator batch, as a warning). An error where the trace is certain and the value is
+    not an overridable default (`${TP:-2}`), else a warning, as REP011 does for the batch and
+    learning rate.
+
+    Why it matters: a rerun from the package would not be the run whose layout was disclosed;
+    one of the two is wrong.
+
+    Example: `config_fx_8xb200.sh` sets `TENSOR_MODEL_PARALLEL=2`; the logs say
+    `tensor_parallelism` 4.
+
+    How to fix: commit the configuration that produced the logs, or log the layout it sets.
+    """
+
+    code = "REP020"
+    name = "disclosure-disagrees-with-config"
+    summary = "The parallelism or micro batch a run discloses differs from its launch configuration."
+    severity = Severity.ERROR
+
+    def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
+        if trace.config is None:
+            return
+        wanted = list(disclosure.PARALLELISM) + [("micro_batch_size", names) for names in disclosure.MICRO_BATCH]
+        done: set[str] = set()
+        for key, names in wanted:
+            variable = trace.config.first(names)
+            logged = _first_counted(result, key)
+            if key in done or variable is None or logged is None:
+                continue
+            done.add(key)
+            name, said = variable
+            value = sources.number(said.value)
+            if value is None or value == logged[1]:
+                continue
+            certain = not said.default and name != "MINIBS"
+            yield self.finding(
+                f"{said.path}:{said.line} sets {name}={said.value} but {logged[0].where} logs {key} {logged[1]}"
+                f"{_hedge(trace, certain)}",
+                path=said.path,
+                line=said.line,
+                related=[(logged[0].path, logged[0].line)],
+                severity=_severity(trace, certain),
+            )
+
+
 @hookimpl
 def mlperf_audit_register_rules() -> list[type[Rule]]:
     return [
@@ -847,6 +1177,10 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
         HyperparametersNotLogged,
         SpreadTooSmall,
         SpreadTooLarge,
+        ParallelismDisagreesWithSystem,
+        PrecisionDisagreesWithConfig,
+        ConfigFileNotInCode,
+        DisclosureDisagreesWithConfig,
     ]
 
 
