@@ -1086,7 +1086,7 @@ class ConfigFileNotInCode(Rule):
         named: dict[str, disclosure.Disclosed] = {}
         for run in result.runs:
             found = disclosure.disclosed(run, "config_filename")
-            if found is not None and (name := disclosure.file_name(found.value)) is not None:
+            if found is not None and (name := sources.logged_config_name([run])) is not None:
                 named.setdefault(name, found)
         for name, found in named.items():
             if _holding(trace.code, name):

@@ -10,12 +10,12 @@ and the code.
 
 Values come from the logs and are hostile: a count is a whole number from 1 to
 `hardware.MAX_ACCELERATORS` (an integral float too, as `is_integer` accepts), anything else is
-not a count here (the compliance rules report its form); a file name is a short string.
+not a count here (the compliance rules report its form); a file name is a short string
+(`sources.logged_config_name`, which also lets the trace pick the configuration the logs name).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,9 +66,6 @@ FP8_SWITCHES = precision._SWITCHES["FP8"]
 #: FP8 dot-product attention (NVIDIA's v5.1 `config_common_fp8attn.sh`: `FP8_DPA=True`).
 FP8_ATTENTION_SWITCHES = ("FP8_DPA",)
 
-#: Longer than any configuration's file name: a value this long names no file.
-MAX_NAME = 255
-
 
 @dataclass(frozen=True)
 class Disclosed:
@@ -109,14 +106,6 @@ def counted(run: Run, key: str) -> tuple[Disclosed, int] | None:
 def bits(value: Any) -> int | None:
     """The bits of a logged precision format, None for anything the rule file does not list."""
     return PRECISION_BITS.get(value) if isinstance(value, str) else None
-
-
-def file_name(value: Any) -> str | None:
-    """The file name a logged `config_filename` gives (its last path component), or None."""
-    if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
-        return None
-    name = re.split(r"[/\\]", value.strip())[-1]
-    return name if name not in ("", ".", "..") else None
 
 
 def switch(config: sources.LaunchConfig, names: tuple[str, ...]) -> tuple[bool, sources.Assignment, str] | None:

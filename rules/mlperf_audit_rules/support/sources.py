@@ -13,7 +13,8 @@ The launch configuration, among the implementation's `config*.sh` (at its top or
 common files that others source are not candidates; Google-style `v5p-16.sh` scripts named like
 the system where there is none), is:
 
-1. the one the logs name: NVIDIA-derived `run.sub` scripts print `:::DLPAL ... <DGXSYSTEM>`, and
+1. the one the logs name: 6.x runs log `config_filename` (certain when one candidate has that
+   name); NVIDIA-derived `run.sub` scripts print `:::DLPAL ... <DGXSYSTEM>`, and
    source `config_${DGXSYSTEM}.sh` (certain; a configuration that sets DGXSYSTEM itself narrows
    the candidates; one the package lacks makes every other choice at most likely);
 2. the one a launch script sources by name (Clemson's `run.sub`: `source config_DGXH100_8x8x72x1.sh`),
@@ -998,6 +999,10 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
     result.candidates = [
         _candidate(implementation, f, system, description, runs, result.folder.benchmark) for f in files
     ]
+    logged = logged_config_name(runs)
+    named = [c for c in result.candidates if c.name == logged]
+    if len(named) == 1:  # the run says which configuration it ran (6.x's config_filename)
+        return _chosen(result, named[0], Certainty.CERTAIN, f"the log names it: config_filename {logged!r}")
     platform = next((run.launch.platform for run in runs if run.launch is not None and run.launch.platform), None)
     if platform is not None:  # the launcher printed which configuration it sourced
         printed = _config_named(implementation, platform, system)
@@ -1042,6 +1047,25 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
         result.selection = sourced[picked[0].name]
         return _chosen(result, picked[0], Certainty.CERTAIN, "the launch script sources it by name")
     return _choose_by_evidence(result, description, files)
+
+
+def logged_config_name(runs: Any) -> str | None:
+    """The file name of the launch configuration the first run that logs `config_filename` names
+    (optional in 6.0, required from 6.1): its last path component, None for anything but a short string."""
+    for run in runs:
+        event = run.first("config_filename")
+        if event is None:
+            continue
+        value = event.value
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_CONFIG_NAME:
+            return None
+        name = re.split(r"[/\\]", value.strip())[-1]
+        return name if name not in ("", ".", "..") else None
+    return None
+
+
+#: Longer than any configuration's file name: a logged value this long names no file.
+MAX_CONFIG_NAME = 255
 
 
 def _tokens(text: str) -> list[str]:
