@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import official_output
+from mlperf_audit import rulesets
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit_rules.summarizer import time_to_train
@@ -108,11 +109,11 @@ def test_scaling_json_absent_present_and_stale(sample, tmp_path, host):
     assert "scaling.json says 1.5; the recomputed factor 1.0188034188034187 is used" in stale.note
 
 
-def official_scores(tree: Path, submitter: str, tmp_path: Path) -> dict[str, str]:
+def official_scores(tree: Path, submitter: str, tmp_path: Path, ruleset: str = "4.1.0") -> dict[str, str]:
     """The summarizer's detailed row of the submitter (its rows merged when it has several systems)."""
     for module, extra in (("package_checker", []), ("result_summarizer", ["--csv", str(tmp_path / "out.csv")])):
         subprocess.run(
-            [sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training", "4.1.0", *extra],
+            [sys.executable, "-m", f"mlperf_logging.{module}", submitter, "training", ruleset, *extra],
             cwd=tree,
             capture_output=True,
             text=True,
@@ -144,6 +145,19 @@ def test_clean_package_scores_match_the_official_summarizer_live(fixtures, tmp_p
     shutil.copytree(fixtures / "clean", tree)
     row = official_scores(tree, "Fixture", tmp_path)
     for result in score(fixtures / "clean", Config(), host):
+        assert result.score_minutes == float(row[f"{result.benchmark}:time_to_train"]), result.benchmark
+
+
+@pytest.mark.parametrize("ruleset", ["6.0.0", "6.1.0"])
+def test_six_package_scores_match_the_official_summarizer_live(fixtures, tmp_path, host, ruleset):
+    """The 6.x rounds, which no published snapshot holds yet: their fixture packages, scored by both."""
+    package = fixtures / f"training_results_v{ruleset.rsplit('.', 1)[0]}"
+    tree = tmp_path / "tree"
+    shutil.copytree(package, tree)
+    row = official_scores(tree, "Fixture", tmp_path, ruleset)
+    results = score(package, Config(), host)
+    assert sorted(r.benchmark for r in results) == sorted(rulesets.get(f"training-{ruleset}").benchmarks)
+    for result in results:
         assert result.score_minutes == float(row[f"{result.benchmark}:time_to_train"]), result.benchmark
 
 
