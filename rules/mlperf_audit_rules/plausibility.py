@@ -13,7 +13,8 @@ the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
   honest result (44.5% of FP8, NVIDIA H100 gpt3 at 256 GPUs; llama2 reaches 38.7%); 75% for bert,
   whose work is an upper bound (unpadding) and whose best honest figure is 55.5%; 65% and 75% for
   llama31_8b and llama31_405b (best honest: 46.3% and 54.3% of the FP8 peak); 45% for resnet
-  (33.5%, an approximate model: never an error).
+  (33.5%, an approximate model: never an error); 60% for the mixtures of experts deepseekv3_671b
+  and gpt_oss_20b (approximate until a published round calibrates them: never an error).
 
 The published-results envelope (AUD008, AUD009; `support.envelope`) needs no work model: it holds
 every closed result's accelerator-minutes to the most efficient use of hardware that the earlier
@@ -552,7 +553,9 @@ class StateExceedsMemory(Rule):
 
     What it checks: for the benchmarks whose model size is fixed (`hardware.WORK`'s
     `state_bytes`: gpt3, llama31_8b and llama31_405b trained with mixed-precision Adam at 16 bytes
-    a parameter, BF16 weights and gradients, FP32 master weights and two moments; llama2_70b_lora's
+    a parameter, BF16 weights and gradients, FP32 master weights and two moments; the mixtures of
+    experts deepseekv3_671b and gpt_oss_20b at 12 bytes for every parameter, all experts, with
+    DeepSeek-V3's BF16 moments; llama2_70b_lora's
     frozen 70B base at 1 byte, FP8), that this state, sharded perfectly over every accelerator the
     system description declares, fits in the memory the hardware reference gives for the
     accelerator. The published results of v2.1-v5.1 use at most a quarter of it.
