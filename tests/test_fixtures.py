@@ -187,7 +187,7 @@ def test_six_package_passes_the_official_package_checker(fixtures, tmp_path, rul
     assert log.count("Running compliance on file") == sum(rulesets.get(f"training-{ruleset}").run_counts.values())
 
 
-def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(fixtures, tmp_path):
+def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(fixtures, tmp_path, host):
     """The check has teeth: 6.1 makes config_filename mandatory; two runs without it fail the folder."""
     package = tmp_path / "package"
     shutil.copytree(fixtures / SIX["6.1.0"] / "Fixture", package)
@@ -198,6 +198,11 @@ def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(f
     log = official_package_check(package, "6.1.0", tmp_path / "official")
     assert "2 files do not comply, directory cannot be accepted" in log
     assert "PACKAGE CHECKER FOUND ERRORS" in log
+    # mlperf-audit agrees: the same two runs, and the folder
+    report = check(package, Config(ignore=("EXA",), ruleset="training-6.1.0"), host)
+    errors = sorted((f.rule, f.path.rsplit("/", 1)[-1]) for f in report.findings if f.severity.value == "error")
+    assert errors == [("CMP1010", "result_0.txt"), ("CMP1010", "result_1.txt"), ("PKG019", "llama31_8b")]
+    assert all("config_filename" in f.message for f in report.findings if f.rule == "CMP1010")
 
 
 @pytest.mark.parametrize("ruleset", sorted(SIX))
