@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterable
 
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit_rules.rcp import verdict_for
-from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support import disclosure, schemas
 
 VALUES_SCHEMA = "mllog_values.schema.json"
 #: Keys that configure training and so must be the same in every run of a benchmark.
@@ -26,6 +26,7 @@ HYPERPARAMETER_KEYS = {
     "submission_benchmark",
     "submission_division",
     "submission_platform",
+    *disclosure.KEYS,  # 6.x: precision, parallelism, micro batch, launch configuration
 }
 
 
@@ -96,7 +97,8 @@ class HyperparametersDiffer(Rule):
     """A hyperparameter has different values in different runs of one benchmark.
 
     What it checks: every logged hyperparameter (`opt_*`, `lora_*`, `global_batch_size`,
-    `gradient_accumulation_steps`, the submission keys, ...) across the runs of a folder.
+    `gradient_accumulation_steps`, the submission keys, 6.x's disclosure of precision, parallelism,
+    micro batch and `config_filename`, ...) across the runs of a folder.
 
     Why it matters: the runs of a result are repeats of one configuration; the score averages them
     and the RCP check assumes one batch size. Different values mean several configurations were

@@ -34,6 +34,15 @@ PARALLELISM: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: The model-parallel degrees whose product holds one replica: the accelerators divide by it.
 MODEL_PARALLEL_KEYS = ("tensor_parallelism", "pipeline_parallelism", "context_parallelism")
+#: Every disclosure key: what one configuration fixes, so the runs of a result disclose the same (HYP001).
+KEYS = (
+    "lowest_numerical_precision_in_linear",
+    "lowest_numerical_precision_in_attn",
+    "lowest_numerical_precision_in_comm",
+    *(key for key, _ in PARALLELISM),
+    "micro_batch_size",
+    "config_filename",
+)
 #: Launch-configuration names of the micro batch: NeMo's `MICRO_BATCH_SIZE` means exactly that;
 #: NVIDIA's older `MINIBS` is the per-accelerator batch, the micro batch where there is no accumulation.
 MICRO_BATCH = (("MICRO_BATCH_SIZE",), ("MINIBS",))
