@@ -955,13 +955,15 @@ _BATCH_KEYS = ("micro_batch_size", "gradient_accumulation_steps", "global_batch_
 class PrecisionDisagreesWithConfig(Rule):
     """The lowest precision a run discloses contradicts what its launch configuration switches on.
 
-    What it checks: `lowest_numerical_precision_in_linear` and `_in_attn` (optional in 6.0,
+    What it checks: `lowest_numerical_precision_in_linear`, `_in_attn` and `_in_comm` (optional in 6.0,
     required from 6.1) against the launch configuration traced with certainty to the result
     folder (REP003): a configuration that switches FP4 on (`FP4=True`, NVIDIA's NeMo) while the
     logs name a wider format for the linear layers, or another FP4 format than its `FP4_RECIPE`;
     one that switches FP8 or INT8 on (`FP8=True`, `quantization=int8`, as `support.precision`
     reads them) while the logs name a 16-bit or wider format; FP8 attention switched on
-    (`FP8_DPA=True`) while the logs name a wider format for attention; and the logs naming FP8 or
+    (`FP8_DPA=True`) while the logs name a wider format for attention (`_in_attn`), FP8
+    parameter all-gathers (`FP8_PARAM_GATHER=True`) while they name one for communication
+    (`_in_comm`); and the logs naming FP8 or
     FP4 for the linear layers where the configuration explicitly switches both off. A warning:
     what a variable switches is the convention of the framework that reads it.
 
@@ -990,18 +992,16 @@ class PrecisionDisagreesWithConfig(Rule):
             claim = self._linear(config, linear, precision.evident(result, context))
             if claim is not None:
                 yield self._finding(claim, linear)
-        attention = _first_format(result, "lowest_numerical_precision_in_attn")
-        fp8_attention = disclosure.switch(config, disclosure.FP8_ATTENTION_SWITCHES)
-        if attention is not None and fp8_attention is not None and fp8_attention[0]:
-            _, assignment, name = fp8_attention
-            if (disclosure.bits(attention.value) or 0) > 8:
-                yield self._finding(
-                    (
-                        f"{assignment.path}:{assignment.line} switches FP8 attention on ({name}={assignment.value})",
-                        assignment,
-                    ),
-                    attention,
-                )
+        for part, switches, what in (
+            ("attn", disclosure.FP8_ATTENTION_SWITCHES, "FP8 attention"),
+            ("comm", disclosure.FP8_COMMUNICATION_SWITCHES, "FP8 parameter gathers"),
+        ):
+            logged = _first_format(result, f"lowest_numerical_precision_in_{part}")
+            switched = disclosure.switch(config, switches)
+            if logged is not None and switched is not None and switched[0] and (disclosure.bits(logged.value) or 0) > 8:
+                _, assignment, name = switched
+                said = f"{assignment.path}:{assignment.line} switches {what} on ({name}={assignment.value})"
+                yield self._finding((said, assignment), logged)
 
     @staticmethod
     def _linear(

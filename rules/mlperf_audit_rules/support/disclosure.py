@@ -74,6 +74,8 @@ FP4_RECIPES = ("FP4_RECIPE",)
 FP8_SWITCHES = precision._SWITCHES["FP8"]
 #: FP8 dot-product attention (NVIDIA's v5.1 `config_common_fp8attn.sh`: `FP8_DPA=True`).
 FP8_ATTENTION_SWITCHES = ("FP8_DPA",)
+#: Parameters all-gathered in FP8 (NVIDIA's v5.1 `config_common.sh`: `FP8_PARAM_GATHER=True`).
+FP8_COMMUNICATION_SWITCHES = ("FP8_PARAM_GATHER",)
 
 
 @dataclass(frozen=True)
