@@ -236,3 +236,58 @@ def test_configurations_and_dockerfiles_of_any_shape_never_raise(tmp_path_factor
         assert image.line >= 1
         if image.image is not None:
             sources.unpinned(image.image)
+
+
+#: The 6.x disclosure NVIDIA's v4.1 llama2_70b_lora runs would have logged, from the configuration
+#: traced to them (config_DGXH200_1x8x2xtp1pp1cp2.sh: TP=1, CP=2, MINIBS=2; the logs' accumulation 2
+#: and global batch 8 on 8 H200: a micro batch of 1).
+NVIDIA_LLAMA2 = "NVIDIA/results/h200_ngc24.09_nemo/llama2_70b_lora"
+LLAMA2_DISCLOSURE = {
+    "lowest_numerical_precision_in_linear": "fp8",
+    "lowest_numerical_precision_in_attn": "bfloat16",
+    "lowest_numerical_precision_in_comm": "bfloat16",
+    "tensor_parallelism": 1,
+    "pipeline_parallelism": 1,
+    "context_parallelism": 2,
+    "expert_parallelism": 1,
+    "micro_batch_size": 1,
+    "config_filename": "config_DGXH200_1x8x2xtp1pp1cp2.sh",
+}
+
+
+def disclose(folder: Path, values: dict) -> None:
+    """Adds the disclosure records after each run's gradient_accumulation_steps, as a 6.1 run logs them."""
+    for path in sorted(folder.glob("result_*.txt")):
+        lines = path.read_text().splitlines(keepends=True)
+        at = next(i for i, line in enumerate(lines) if '"key": "gradient_accumulation_steps"' in line) + 1
+        record = json.loads(lines[at - 1].split(":::MLLOG ", 1)[1])
+        added = [
+            ":::MLLOG " + json.dumps({**record, "key": key, "value": value}) + "\n" for key, value in values.items()
+        ]
+        path.write_text("".join(lines[:at] + added + lines[at:]))
+
+
+def test_disclosure_checks_on_real_nvidia_code(sample_with_code, host):
+    """A real result and its real code, given the disclosure they imply: silent; one degree changed
+    in every run: its configuration (REP020) and its batch (REP017) disagree."""
+    codes = ("REP017", "REP018", "REP019", "REP020", "HYP001")
+    folder = sample_with_code / NVIDIA_LLAMA2
+    disclose(folder, LLAMA2_DISCLOSURE)
+    config = Config(select=codes, ruleset="training-4.1.0")
+    traced = check(sample_with_code / "NVIDIA", Config(select=("REP003",), ruleset="training-4.1.0"), host)
+    (trace,) = [f for f in traced.findings if f.path.endswith("llama2_70b_lora")]
+    assert "config_DGXH200_1x8x2xtp1pp1cp2.sh, certain: the log names it: config_filename" in trace.message
+    assert [f for f in check(sample_with_code / "NVIDIA", config, host).findings if "llama2" in f.path] == []
+
+    for path in folder.glob("result_*.txt"):
+        text = path.read_text()
+        path.write_text(
+            text.replace('"key": "tensor_parallelism", "value": 1', '"key": "tensor_parallelism", "value": 2')
+        )
+    found = {(f.rule, f.severity.value): f for f in check(sample_with_code / "NVIDIA", config, host).findings}
+    assert set(found) >= {("REP020", "error"), ("REP017", "warning")}
+    assert "sets TP=1 but" in found["REP020", "error"].message
+    assert found["REP020", "error"].path.endswith("config_DGXH200_1x8x2xtp1pp1cp2.sh")
+    assert "is not micro_batch_size 1 x data parallelism 2 (8 / 4) x gradient_accumulation_steps 2 = 4" in (
+        found["REP017", "warning"].message
+    )

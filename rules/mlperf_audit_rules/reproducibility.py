@@ -1114,8 +1114,8 @@ class DisclosureDisagreesWithConfig(_TracedRule):
     `context_parallelism`, `expert_parallelism` and `micro_batch_size` (optional in 6.0, required
     from 6.1) against the launch configuration traced to the result folder (REP003): NeMo's and
     Megatron's `TENSOR_MODEL_PARALLEL` (`TP`, `..._SIZE`), `PIPELINE_MODEL_PARALLEL`,
-    `CONTEXT_PARALLEL`, `EXPERT_MODEL_PARALLEL` and `MICRO_BATCH_SIZE` (`MINIBS`, NVIDIA's
-    per-accelerator batch, as a warning). An error where the trace is certain and the value is
+    `CONTEXT_PARALLEL`, `EXPERT_MODEL_PARALLEL` and `MICRO_BATCH_SIZE` (not NVIDIA's `MINIBS`,
+    whose meaning varies between its recipes). An error where the trace is certain and the value is
     not an overridable default (`${TP:-2}`), else a warning, as REP011 does for the batch and
     learning rate.
 
@@ -1136,19 +1136,16 @@ class DisclosureDisagreesWithConfig(_TracedRule):
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
         if trace.config is None:
             return
-        wanted = list(disclosure.PARALLELISM) + [("micro_batch_size", names) for names in disclosure.MICRO_BATCH]
-        done: set[str] = set()
-        for key, names in wanted:
+        for key, names in (*disclosure.PARALLELISM, ("micro_batch_size", disclosure.MICRO_BATCH)):
             variable = trace.config.first(names)
             logged = _first_counted(result, key)
-            if key in done or variable is None or logged is None:
+            if variable is None or logged is None:
                 continue
-            done.add(key)
             name, said = variable
             value = sources.number(said.value)
             if value is None or value == logged[1]:
                 continue
-            certain = not said.default and name != "MINIBS"
+            certain = not said.default
             yield self.finding(
                 f"{said.path}:{said.line} sets {name}={said.value} but {logged[0].where} logs {key} {logged[1]}"
                 f"{_hedge(trace, certain)}",

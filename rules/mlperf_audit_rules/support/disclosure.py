@@ -43,9 +43,10 @@ KEYS = (
     "micro_batch_size",
     "config_filename",
 )
-#: Launch-configuration names of the micro batch: NeMo's `MICRO_BATCH_SIZE` means exactly that;
-#: NVIDIA's older `MINIBS` is the per-accelerator batch, the micro batch where there is no accumulation.
-MICRO_BATCH = (("MICRO_BATCH_SIZE",), ("MINIBS",))
+#: Launch-configuration names of the micro batch: NeMo's `MICRO_BATCH_SIZE`. Not NVIDIA's `MINIBS`,
+#: which is the batch of a data-parallel rank per step in its v4.1 llama2_70b_lora (`MINIBS=2` with
+#: the logs' accumulation 2: a micro batch of 1), the micro batch elsewhere.
+MICRO_BATCH = ("MICRO_BATCH_SIZE",)
 
 #: Bits of each format `lowest_numerical_precision_*` may name (training_6.1.0/common.yaml).
 PRECISION_BITS = {
