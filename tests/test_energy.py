@@ -32,7 +32,8 @@ from conftest import official_output
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
-from mlperf_audit_rules.summarizer import listing_order, time_to_train_ms
+from mlperf_audit import listing_order
+from mlperf_audit_rules.summarizer import time_to_train_ms
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"
@@ -266,7 +267,7 @@ def _as_the_official_reader_reads(path: Path) -> list[tuple]:
 def test_power_logs_are_read_as_the_official_reader_reads_them(tmp_path):
     """The compiled decoder reads a power log's records; whatever it refuses (NaN, huge numbers,
     lone surrogates) json.loads reads, and every kind of line break counts as the official one does."""
-    from mlperf_audit_rules.summarizer import read_power_log
+    from mlperf_audit import read_power_log
 
     def record(value: str, key: str = "power_reading", time_ms: str = "1000") -> bytes:
         return f':::MLLOG {{"key": "{key}", "value": {value}, "time_ms": {time_ms}, "metadata": {{}}}}'.encode()
@@ -296,12 +297,11 @@ def test_a_power_record_nested_as_deep_as_json_loads_reaches_is_its_to_read(tmp_
     """How deep `json.loads` can nest depends on the interpreter's stack, and msgspec goes a few
     levels further: a record nesting deeper than 64 levels is json.loads's to read (or refuse:
     EnergyError), exactly as the official reader does; msgspec never sees it."""
-    from mlperf_audit_rules import summarizer
-    from mlperf_audit_rules.summarizer import EnergyError, read_power_log
+    from mlperf_audit import PowerLogError, power_log, read_power_log
 
     decoded: list[str] = []
-    compiled = summarizer._decode_json
-    monkeypatch.setattr(summarizer, "_decode_json", lambda text: decoded.append(text) or compiled(text))
+    compiled = power_log._decode_json
+    monkeypatch.setattr(power_log, "_decode_json", lambda text: decoded.append(text) or compiled(text))
     log = tmp_path / "node_0.txt"
     for depth in (3, 62, 63, 64, 65, 400, 5000):
         value = "[" * depth + "]" * depth
@@ -312,7 +312,7 @@ def test_a_power_record_nested_as_deep_as_json_loads_reaches_is_its_to_read(tmp_
             expected = "too deep"
         try:
             read = repr([(r.line, r.time_ms, r.key, r.value) for r in read_power_log(log, "node_0.txt")])
-        except EnergyError as error:
+        except PowerLogError as error:
             assert "too deeply" in str(error)
             read = "too deep"
         assert read == expected, depth

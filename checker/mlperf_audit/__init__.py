@@ -41,6 +41,15 @@ from .model import (
     read_at_most,
 )
 from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
+from .power_log import (
+    PowerLog,
+    PowerLogError,
+    PowerRecord,
+    benchmark_dir,
+    listing_order,
+    power_logs,
+    read_power_log,
+)
 from .recipes import Quoted, Recipe
 from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
 from .safety import visible
@@ -75,6 +84,9 @@ __all__ = [
     "IssueRule",
     "Launch",
     "LogEvent",
+    "PowerLog",
+    "PowerLogError",
+    "PowerRecord",
     "Problem",
     "Quoted",
     "Recipe",
@@ -90,12 +102,16 @@ __all__ = [
     "Tree",
     "__version__",
     "accelerator_minutes_ratio",
+    "benchmark_dir",
     "best_of",
     "hardware",
     "hookimpl",
+    "listing_order",
     "natural_key",
     "open_binary",
+    "power_logs",
     "read_at_most",
+    "read_power_log",
     "rulesets",
     "url_prefix",
     "visible",

@@ -250,6 +250,8 @@ class BenchmarkResult:
     runs: tuple[Run, ...]
     scaling: Mapping[str, Any] | None = None
     issues: tuple[Issue, ...] = ()
+    #: What the core read once for the folder's rules and scorer (`power_logs`); dropped with the result.
+    _derived: dict[Hashable, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def submitter(self) -> str | None:

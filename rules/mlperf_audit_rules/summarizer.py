@@ -21,7 +21,7 @@ time-to-train ms / 1000`. The energy score is the mean energy of the runs the ol
 keeps (runs ordered by time-to-train), times the same scaling factor. Files and tied runs are added
 in the order the folder lists them, as the summarizer's `glob` does, so the floating-point sums
 are the official ones to the last bit (in an archive, in name order). Power logs are read as the
-official parser reads them (`read_power_log`), not with the stricter result-log parser. Where the
+official parser reads them (`mlperf_audit.read_power_log`, once per folder), not with the stricter result-log parser. Where the
 summarizer stops with an exception (no node file, no power_measurement_start, an empty window, a
 reading that is not a number), the run has no energy and the result no energy score; the note
 says why.
@@ -30,33 +30,26 @@ says why.
 from __future__ import annotations
 
 import fnmatch
-import json
 import math
-import os
-import posixpath
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Iterable, Sequence
-
-import msgspec
+from typing import Any, Sequence
 
 from mlperf_audit import (
-    MAX_FILE_BYTES,
-    ArchiveMember,
     BenchmarkResult,
     BenchmarkScore,
     CheckContext,
+    PowerRecord,
     Run,
     RunScore,
+    benchmark_dir,
     hardware,
     hookimpl,
+    listing_order,
     natural_key,
-    open_binary,
-    read_at_most,
+    power_logs,
     rulesets,
     url_prefix,
-    visible,
 )
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
@@ -207,69 +200,6 @@ class EnergyError(ValueError):
     """Why a run's energy cannot be computed (the official summarizer stops with an exception there)."""
 
 
-POWER_TOKEN = ":::MLLOG "
-#: `json.loads` at C speed: the same values wherever it accepts a text; it refuses, rather than
-#: reads differently, NaN and Infinity, numbers that overflow a float and lone surrogates.
-_decode_json = msgspec.json.Decoder().decode
-#: Records nesting deeper than this may go deeper than `json.loads` reaches: they are its to read.
-_SHALLOW = 64
-
-
-@dataclass(frozen=True, slots=True)
-class PowerRecord:
-    """One record of a power log, as the official reader (`mlp_parser`) keeps it."""
-
-    line: int  # 1-based physical line
-    time_ms: float
-    key: Any
-    value: Any
-
-
-def read_power_log(source: Any, shown: str) -> list[PowerRecord]:
-    """The records of a `node_*` or `sw_*` power log, in file order, read as the official parser
-    reads them (not as result logs are: it is more lenient, and the energy must be its energy):
-    latin-1 text, the JSON after the last `:::MLLOG ` of a line, `time_ms` anything `float()` takes;
-    a line that is not JSON, or whose `time_ms` `float()` refuses, is skipped. A record the official
-    parser stops at (not an object, a field missing, a `time_ms` of the wrong type) raises EnergyError."""
-    try:
-        with open_binary(source) as stream:
-            data = read_at_most(stream, MAX_FILE_BYTES)
-    except OSError as error:
-        raise EnergyError(f"cannot read {shown}: {error.strerror or error}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise EnergyError(f"{shown} is larger than {MAX_FILE_BYTES >> 20} MiB; not read")
-    records: list[PowerRecord] = []
-    text = data.decode("latin-1")
-    if "\r" in text:  # universal newlines, as the official `open(..., encoding='latin-1')`
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    for number, line in enumerate(text.split("\n"), 1):
-        at = line.rfind(POWER_TOKEN)
-        if at < 0:
-            continue
-        payload = line[at + len(POWER_TOKEN) :].strip()
-        try:
-            try:
-                if payload.count("[") + payload.count("{") > _SHALLOW:
-                    raise msgspec.DecodeError  # how deep json.loads can go depends on the stack: it decides
-                record = _decode_json(payload)
-            except msgspec.DecodeError:  # what json.loads reads differently, or not at all
-                record = json.loads(payload)
-        except ValueError:
-            continue
-        except RecursionError:
-            raise EnergyError(f"line {number} of {shown} nests JSON too deeply to read") from None
-        try:
-            time_ms = float(record["time_ms"])
-        except ValueError:
-            continue
-        except (KeyError, TypeError, IndexError, OverflowError):
-            raise EnergyError(f"line {number} of {shown} has no usable time_ms") from None
-        if not all(name in record for name in ("key", "value", "metadata")):
-            raise EnergyError(f"line {number} of {shown} lacks key, value or metadata") from None
-        records.append(PowerRecord(number, time_ms, record["key"], record["value"]))
-    return records
-
-
 def _number(record: PowerRecord, shown: str) -> float:
     if not isinstance(record.value, (int, float)) or not math.isfinite(record.value):
         raise EnergyError(f"{record.key} at line {record.line} of {shown} is not a number: {record.value!r}"[:200])
@@ -322,44 +252,6 @@ def switch_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "t
     return efficiency * power * ttt_ms / 1000
 
 
-def listing_order(folder: Path | None, names: Iterable[str]) -> list[str]:
-    """`names` (as discovery shows them) in the order the file system lists `folder` (what `glob`
-    returns, so what the official summarizer iterates and adds in); names it does not list, or all
-    of them when `folder` is not on disk (an archive), follow in their given order."""
-    names = list(names)
-    position = {shown: index for index, shown in enumerate(on_disk(folder))}
-    return sorted(names, key=lambda name: position.get(name, len(position)))
-
-
-def on_disk(folder: Path | None) -> dict[str, str]:
-    """The names `folder` holds on disk, in listing order, by the name discovery shows for each: a
-    name with bytes that are not UTF-8 is shown with escapes, and only the real one opens the file."""
-    if folder is None:
-        return {}
-    try:
-        return {visible(name): name for name in os.listdir(folder)}
-    except OSError:
-        return {}
-
-
-def _benchmark_dir(result: BenchmarkResult) -> Path | None:
-    """The benchmark folder on disk (found next to its result files); None in an archive or without runs."""
-    if not result.folder.result_files or isinstance(result.folder.result_files[0].fs_path, ArchiveMember):
-        return None
-    return Path(result.folder.result_files[0].fs_path).parent
-
-
-def _sibling(result: BenchmarkResult, *parts: str) -> Any:
-    """Where to read `<benchmark folder>/<parts>`: a path on disk, or an archive member (None if absent)."""
-    folder = _benchmark_dir(result)
-    if folder is not None:
-        return folder.joinpath(*parts)
-    anchor = result.folder.result_files[0].fs_path
-    assert isinstance(anchor, ArchiveMember)  # no folder on disk: the result files are archive members
-    name = posixpath.join(posixpath.dirname(anchor.name), *parts)
-    return anchor.archive.member(name) if name in anchor.archive.files else None
-
-
 def run_energy(result: BenchmarkResult, run: Run) -> float:
     """The run's energy in joules, from `power/<run>/node_*.txt` and `sw_*.txt` (`_compute_total_power`).
 
@@ -368,31 +260,22 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
     if ttt_ms is None:
         raise EnergyError("no time-to-train")
     folder = run.name.split(".")[0]  # as the summarizer: result_0.txt -> power/result_0/
-    files = dict(result.folder.power or ()).get(folder)
-    if files is None:
+    if folder not in dict(result.folder.power or ()):
         raise EnergyError(f"no power/{folder}/ folder")
-    base = _benchmark_dir(result)
-    run_dir = base / "power" / on_disk(base / "power").get(folder, folder) if base is not None else None
-    real = on_disk(run_dir)
-    ordered = listing_order(run_dir, files)
-    nodes = fnmatch.filter(ordered, "node_*.txt")
-    if not nodes:
+    logs = [log for log in power_logs(result) if log.run == folder]  # in the order the folder lists them
+    if not any(fnmatch.fnmatch(log.name, "node_*.txt") for log in logs):
         raise EnergyError(f"no power/{folder}/node_*.txt file")
     total: float = 0
     for pattern, energy in (("node_*.txt", node_energy), ("sw_*.txt", switch_energy)):
-        for name in fnmatch.filter(ordered, pattern):
-            shown = f"power/{folder}/{name}"
-            source = (
-                run_dir / real.get(name, name)
-                if run_dir is not None  # opened by its name on disk
-                else _sibling(result, "power", folder, name)
-            )
-            if source is None:
-                raise EnergyError(f"cannot read {shown}")
+        for log in logs:
+            if not fnmatch.fnmatch(log.name, pattern):
+                continue
+            if log.error is not None:
+                raise EnergyError(log.error)
             try:
-                total += energy(read_power_log(source, shown), ttt_ms, shown)
+                total += energy(log.records, ttt_ms, log.shown)
             except ArithmeticError as error:  # a number too large for a float
-                raise EnergyError(f"{shown}: {error}") from None
+                raise EnergyError(f"{log.shown}: {error}") from None
     if not math.isfinite(total):  # a time_ms of "nan" or "inf", which float() takes
         raise EnergyError(f"the energy of {run.name} is not a finite number ({total!r})")
     return total
@@ -516,7 +399,7 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     energy = None
     if result.folder.power is not None:
         runs, energy_note = _with_energies(result, runs)
-        mean_energy = olympic_energy(runs, drop, listing_order(_benchmark_dir(result), (r.name for r in result.runs)))
+        mean_energy = olympic_energy(runs, drop, listing_order(benchmark_dir(result), (r.name for r in result.runs)))
         energy = mean_energy * scaling if mean_energy is not None else None
         if energy_note:
             notes.append(energy_note)
