@@ -29,10 +29,10 @@ from pathlib import Path
 import pytest
 
 from conftest import official_output
+from mlperf_audit import listing_order
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
-from mlperf_audit import listing_order
 from mlperf_audit_rules.summarizer import time_to_train_ms
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"

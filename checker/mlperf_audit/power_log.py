@@ -9,10 +9,12 @@ scorer and the power rules share it.
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
 import json
 import os
 import posixpath
+import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,79 @@ class PowerRecord:
     value: Any
 
 
+#: Intervals between readings longer than this are kept as gaps (`PowerSampling.gaps`): three
+#: times the longest interval the rules allow, above the 2 s steps of logs stamped in whole seconds.
+GAP_KEPT_MS = 3000.0
+#: At most this many gaps are kept per log (the longest first would need them all: the earliest are kept).
+MAX_GAPS_KEPT = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class PowerSampling:
+    """When a log's `power_reading` records were taken: what the power audit judges.
+
+    Intervals are between consecutive readings in time order (the order the energy is integrated
+    in); `backwards` counts readings stamped before the reading above them in the file."""
+
+    readings: int
+    first_ms: float | None = None
+    last_ms: float | None = None
+    median_interval_ms: float | None = None
+    intervals: int = 0
+    over_one_second: int = 0  # intervals longer than 1000 ms
+    #: (start, end) of every interval longer than GAP_KEPT_MS, in time order (the first MAX_GAPS_KEPT)
+    gaps: tuple[tuple[float, float], ...] = ()
+    backwards: int = 0
+    #: the first reading stamped before the one above it: (its line, how far back in ms)
+    first_backwards: tuple[int, float] | None = None
+    measurement_start_ms: float | None = None  # the first power_measurement_start
+    measurement_stop_ms: float | None = None  # the first power_measurement_stop
+    #: the first and last readings inside the measurement window (the energy integrates those):
+    #: from power_measurement_start (or the first reading) to power_measurement_stop (or the last)
+    window_readings: tuple[float, float] | None = None
+
+
+def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
+    """The sampling of a log's readings (a record keyed `power_reading`, whatever its value)."""
+    times: list[float] = []
+    backwards = 0
+    first_backwards: tuple[int, float] | None = None
+    start = stop = None
+    for record in records:
+        if record.key == "power_reading":
+            if times and record.time_ms < times[-1]:
+                backwards += 1
+                if first_backwards is None:
+                    first_backwards = (record.line, times[-1] - record.time_ms)
+            times.append(record.time_ms)
+        elif record.key == "power_measurement_start" and start is None:
+            start = record.time_ms
+        elif record.key == "power_measurement_stop" and stop is None:
+            stop = record.time_ms
+    if not times:
+        return PowerSampling(0, measurement_start_ms=start, measurement_stop_ms=stop)
+    times.sort()
+    low = start if start is not None else times[0]
+    high = stop if stop is not None else times[-1]
+    inside = times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)]
+    steps = sorted(b - a for a, b in zip(times, times[1:]))
+    gaps = tuple((a, b) for a, b in zip(times, times[1:]) if b - a > GAP_KEPT_MS)[:MAX_GAPS_KEPT]
+    return PowerSampling(
+        readings=len(times),
+        first_ms=times[0],
+        last_ms=times[-1],
+        median_interval_ms=statistics.median(steps) if steps else None,
+        intervals=len(steps),
+        over_one_second=len(steps) - bisect.bisect_right(steps, 1000.0),
+        gaps=gaps,
+        backwards=backwards,
+        first_backwards=first_backwards,
+        measurement_start_ms=start,
+        measurement_stop_ms=stop,
+        window_readings=(inside[0], inside[-1]) if inside else None,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class PowerLog:
     """One file of `power/<run>/`: its records in file order, or why it could not be read."""
@@ -57,6 +132,7 @@ class PowerLog:
     path: str  # display path, relative to the checked PATH
     records: tuple[PowerRecord, ...] = ()
     error: str | None = None  # set when the official parser would stop on the file; records are then empty
+    sampling: PowerSampling = PowerSampling(0)  # when its readings were taken
 
     @property
     def shown(self) -> str:
@@ -180,5 +256,5 @@ def _read_all(result: BenchmarkResult) -> tuple[PowerLog, ...]:
             except PowerLogError as error:
                 logs.append(PowerLog(run, name, path, error=str(error)))
             else:
-                logs.append(PowerLog(run, name, path, records))
+                logs.append(PowerLog(run, name, path, records, sampling=sampling_of(records)))
     return tuple(logs)
