@@ -24,7 +24,7 @@ from mlperf_audit.engine import load_benchmark
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"
 POWER_CODES = ("PWR005", "PWR006", "PWR007", "PWR008", "PWR009", "PWR010", "PWR011", "PWR012")
 CONFIG = Config(ruleset="training-5.0.0", select=POWER_CODES)
-_TIME = re.compile(r'"time_ms": ([0-9]+)')
+_TIME = re.compile(r'"time_ms": ?([0-9]+)')
 
 
 def _findings(path: Path) -> list:
@@ -80,7 +80,8 @@ def test_a_2_s_meter_is_an_error_that_states_the_interval(copy):
     found = [f for f in _findings(copy) if f.rule == "PWR005"]
     assert len(found) == 1 and found[0].severity.value == "error"
     assert "sampled every 2000 ms (median interval)" in found[0].message
-    assert "100% of" in found[0].message and found[0].path.endswith("power/result_0/node_0.txt")
+    assert "100% of" in found[0].message and found[0].path.endswith("power/result_0")
+    assert found[0].related[0][0].endswith("power/result_0/node_0.txt")
 
 
 def test_a_minute_without_readings_is_a_gap(copy):
@@ -164,3 +165,19 @@ def test_the_published_2_s_logs_of_v4_0_are_found(v40):
     assert len(found) == len(runs) == 10
     medians = [float(m) for f in found for m in re.findall(r"every ([0-9]+)", f.message)]
     assert medians and all(1900 < m < 2100 for m in medians)
+
+
+def test_the_published_empty_measurement_windows_of_v4_0_are_found(v40):
+    """smc-dc-power 1xSMC-H100-SXM-80GB/bert: power_measurement_stop is stamped with the start's time
+    at the end of every node log, so no reading is inside the window the energy integrates."""
+    found = [
+        f
+        for f in check(v40 / "smc-dc-power", Config(ruleset="training-4.0.0", select=("PWR007",))).findings
+        if f.path.startswith("results/1xSMC-H100-SXM-80GB/bert/")
+    ]
+    assert len(found) == 10 and all(f.severity.value == "error" for f in found)
+    for finding in found:
+        log = v40 / "smc-dc-power" / finding.path
+        lines = log.read_text(encoding="latin-1").splitlines()
+        stop, start = lines[finding.line - 1], next(line for line in lines if "power_measurement_start" in line)
+        assert "power_measurement_stop" in stop and _TIME.search(stop).group(1) == _TIME.search(start).group(1)

@@ -77,6 +77,7 @@ class PowerSampling:
     first_backwards: tuple[int, float] | None = None
     measurement_start_ms: float | None = None  # the first power_measurement_start
     measurement_stop_ms: float | None = None  # the first power_measurement_stop
+    measurement_stop_line: int | None = None
     #: the first and last readings inside the measurement window (the energy integrates those):
     #: from power_measurement_start (or the first reading) to power_measurement_stop (or the last)
     window_readings: tuple[float, float] | None = None
@@ -88,6 +89,7 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
     backwards = 0
     first_backwards: tuple[int, float] | None = None
     start = stop = None
+    stop_line = None
     for record in records:
         if record.key == "power_reading":
             if times and record.time_ms < times[-1]:
@@ -98,9 +100,9 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
         elif record.key == "power_measurement_start" and start is None:
             start = record.time_ms
         elif record.key == "power_measurement_stop" and stop is None:
-            stop = record.time_ms
+            stop, stop_line = record.time_ms, record.line
     if not times:
-        return PowerSampling(0, measurement_start_ms=start, measurement_stop_ms=stop)
+        return PowerSampling(0, measurement_start_ms=start, measurement_stop_ms=stop, measurement_stop_line=stop_line)
     times.sort()
     low = start if start is not None else times[0]
     high = stop if stop is not None else times[-1]
@@ -119,6 +121,7 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
         first_backwards=first_backwards,
         measurement_start_ms=start,
         measurement_stop_ms=stop,
+        measurement_stop_line=stop_line,
         window_readings=(inside[0], inside[-1]) if inside else None,
     )
 
