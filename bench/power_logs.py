@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n### {root.name}\n")
         print(
             "| folder | runs | number_of_nodes | node logs per run | sw logs per run | median interval per log "
-            "| median of medians | mean interval per log | intervals > 1 s | longest interval | first reading - run_start "
+            "| median of medians | mean interval per log | intervals > 1 s | longest interval over 3 s | first reading - run_start "
             "| run_stop - last reading |"
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|---|")

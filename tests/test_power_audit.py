@@ -7,6 +7,7 @@ going backwards, a node left out), and checked again."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -181,3 +182,17 @@ def test_the_published_empty_measurement_windows_of_v4_0_are_found(v40):
         lines = log.read_text(encoding="latin-1").splitlines()
         stop, start = lines[finding.line - 1], next(line for line in lines if "power_measurement_start" in line)
         assert "power_measurement_stop" in stop and _TIME.search(stop).group(1) == _TIME.search(start).group(1)
+
+
+def test_the_measuring_script_gives_the_sample_s_sampling(power_sample):
+    """bench/power_logs.py, which sized the thresholds, reads the sample's 1 Hz logs as they are."""
+    spec = importlib.util.spec_from_file_location(
+        "power_logs_bench", Path(__file__).parents[1] / "bench" / "power_logs.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = {row.split(" | ")[0].lstrip("| "): row.split(" | ") for row in bench.measure(power_sample)}
+    bert = rows[f"Lenovo/results/{SYSTEM}/bert"]
+    assert bert[1:5] == ["10", "1", "1", "0"] and bert[5] == "1000 ms"  # runs, nodes, node and switch logs, median
+    assert bert[7].startswith("10") and bert[7].endswith(" ms") and bert[8].endswith("of 2043")
