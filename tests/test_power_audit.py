@@ -196,3 +196,19 @@ def test_the_measuring_script_gives_the_sample_s_sampling(power_sample):
     bert = rows[f"Lenovo/results/{SYSTEM}/bert"]
     assert bert[1:5] == ["10", "1", "1", "0"] and bert[5] == "1000 ms"  # runs, nodes, node and switch logs, median
     assert bert[7].startswith("10") and bert[7].endswith(" ms") and bert[8].endswith("of 2043")
+
+
+def test_hostile_times_are_findings_not_crashes(copy):
+    """Times that float() takes but no clock gives (nan, inf, huge), readings that are not numbers, keys
+    that are not strings: the power rules judge them or pass over them; none of them crashes (CHK001)."""
+    log = _node_log(copy)
+    lines = log.read_text().splitlines()
+    lines[5] = lines[5].replace(_TIME.search(lines[5]).group(0), '"time_ms": "nan"')
+    lines[6] = lines[6].replace(_TIME.search(lines[6]).group(0), '"time_ms": "inf"')
+    lines[7] = lines[7].replace(_TIME.search(lines[7]).group(0), '"time_ms": 1e308')
+    lines[8] = lines[8].replace('"key": "power_reading"', '"key": ["power_reading"]')
+    lines[9] = lines[9].replace('"value": ', '"value": {"w": 1}, "was": ')
+    log.write_text("\n".join(lines) + "\n")
+    found = check(copy, Config(ruleset="training-5.0.0", select=(*POWER_CODES, "CHK001"))).findings
+    assert not [f for f in found if f.rule == "CHK001"]
+    assert {f.rule for f in found} <= set(POWER_CODES)
