@@ -24,6 +24,7 @@ rounds published, and so covers every benchmark.
 from __future__ import annotations
 
 import statistics
+from dataclasses import dataclass
 from typing import Any, Iterable
 
 from mlperf_audit import (
@@ -327,6 +328,11 @@ class SuperlinearScaling(Rule):
     least the work ratio times the smaller's, nothing is reported (Dell's v5.0 bert: 192 per GB200
     against 48, 4x, for 1.13x the work). The message states both batch sizes.
 
+    Nor is a larger system that needs as many accelerator-minutes as the smaller one, or more
+    (olympic mean of the runs' times-to-train times the accelerators), reported: it trains no
+    faster per accelerator, it only processes more units per minute because it needs more units
+    to converge (a larger global batch converges later). The message states both.
+
     Why it matters: adding accelerators adds communication; doing more per accelerator on a bigger
     system, with no more work per accelerator per step, needs an explanation (a memory-bound small
     configuration can give one).
@@ -344,46 +350,49 @@ class SuperlinearScaling(Rule):
     scope = "tree"
 
     def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
-        groups: dict[tuple[str, str, str], list[tuple[int, float, str, float | None]]] = {}
-        for submitter, benchmark, model, count, per_accelerator, path, batch in context.received(RATES):
-            groups.setdefault((submitter, benchmark, model), []).append((count, per_accelerator, path, batch))
+        groups: dict[tuple[str, str, str], list[FolderRate]] = {}
+        for rate in context.received(RATES):
+            groups.setdefault((rate.submitter, rate.benchmark, rate.accelerator), []).append(rate)
         for (submitter, benchmark, model), entries in sorted(groups.items(), key=lambda item: item[0]):
-            entries.sort(key=lambda entry: entry[:3])
+            entries.sort(key=lambda entry: (entry.count, entry.per_accelerator, entry.path))
             for small, large in zip(entries, entries[1:]):
                 # another framework may log its convergence point in another unit (Google's v1.1
                 # bert, TensorFlow against JAX: 4.8e7x): two systems that name only other ones are
                 # not compared
-                mine, theirs = (self.frameworks(submitter, entry[2], context) for entry in (small, large))
+                mine, theirs = (self.frameworks(submitter, entry.path, context) for entry in (small, large))
                 if mine and theirs and not mine & theirs:
                     continue
                 margin = (
-                    SUPERLINEAR_MARGIN if self.same_chassis(submitter, small[2], large[2], context) else CHASSIS_MARGIN
+                    SUPERLINEAR_MARGIN
+                    if self.same_chassis(submitter, small.path, large.path, context)
+                    else CHASSIS_MARGIN
                 )
-                if large[0] > small[0] and large[1] > margin * small[1]:
-                    ratio = large[1] / small[1]
+                if large.count > small.count and large.per_accelerator > margin * small.per_accelerator:
+                    if large.accelerator_minutes >= small.accelerator_minutes:
+                        continue  # no faster to train per accelerator: it only needed more units to converge
+                    ratio = large.per_accelerator / small.per_accelerator
                     batches = self.batches(small, large, ratio)
                     if batches is None:
                         continue  # a larger batch per accelerator accounts for the gap
                     yield self.finding(
-                        f"{benchmark} on {large[0]} x {model} does {ratio:.2f}x the work per accelerator "
-                        f"of {small[0]} x {model} ({small[2]}); {batches}",
-                        path=large[2],
+                        f"{benchmark} on {large.count} x {model} does {ratio:.2f}x the work per accelerator "
+                        f"of {small.count} x {model} ({small.path}), in {large.accelerator_minutes:,.4g} "
+                        f"accelerator-minutes against {small.accelerator_minutes:,.4g}; {batches}",
+                        path=large.path,
                     )
 
     @staticmethod
-    def batches(
-        small: tuple[int, float, str, float | None], large: tuple[int, float, str, float | None], ratio: float
-    ) -> str | None:
+    def batches(small: FolderRate, large: FolderRate, ratio: float) -> str | None:
         """The per-accelerator batch sizes of the two results, said; None where the larger system's
         is large enough to account for `ratio`."""
-        if small[3] is None or large[3] is None:
+        if small.batch is None or large.batch is None:
             return "the logs give no global_batch_size to compare the batch per accelerator"
-        per_small, per_large = small[3] / small[0], large[3] / large[0]
+        per_small, per_large = small.batch / small.count, large.batch / large.count
         if per_large >= ratio * per_small:
             return None
         return (
-            f"batch per accelerator {per_large:g} against {per_small:g} (global_batch_size {large[3]:g} on "
-            f"{large[0]}, {small[3]:g} on {small[0]}): "
+            f"batch per accelerator {per_large:g} against {per_small:g} (global_batch_size {large.batch:g} on "
+            f"{large.count}, {small.batch:g} on {small.count}): "
             + (
                 "the same work per step, so the batch does not explain it"
                 if per_large == per_small
@@ -421,10 +430,22 @@ class SuperlinearScaling(Rule):
 FRAMEWORKS = ("tensorflow", "mxnet", "paddle", "mindspore", "jax", "pytorch", "hugectr", "dgl", "tinygrad")
 
 
-#: Each folder's work per accelerator per minute: (submitter, benchmark, accelerator model, count,
-#: rate per accelerator, folder path, global batch size or None), published while checking the
-#: folder, read by AUD006.
-RATES: Channel[tuple[str, str, str, int, float, str, float | None]] = Channel("plausibility.rates")
+@dataclass(frozen=True)
+class FolderRate:
+    """What AUD006 compares of one result folder, published while checking it (runs are not kept)."""
+
+    submitter: str
+    benchmark: str
+    accelerator: str  # the hardware reference's model
+    count: int
+    per_accelerator: float  # olympic mean of the runs' convergence units per minute, over the count
+    accelerator_minutes: float  # olympic mean of the runs' times-to-train, times the count
+    path: str
+    batch: float | None  # the logged global_batch_size
+
+
+#: Each folder's work per accelerator per minute, read by AUD006.
+RATES: Channel[FolderRate] = Channel("plausibility.rates")
 
 
 def global_batch(result: BenchmarkResult) -> float | None:
@@ -444,17 +465,19 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
     count, accelerator = hardware.of_system(context.system_description(result.submitter, result.system))
     if not count or accelerator is None or result.submitter is None:
         return
-    rates = sorted(w.rate for w in run_work(result, context.ruleset.split("-", 1)[1]))
-    if len(rates) >= 3:
-        middle = rates[1:-1]
+    works = run_work(result, context.ruleset.split("-", 1)[1])
+    if len(works) >= 3:
+        rates = sorted(w.rate for w in works)[1:-1]
+        minutes = sorted(w.minutes for w in works)[1:-1]
         context.publish(
             RATES,
-            (
+            FolderRate(
                 result.submitter,
                 result.benchmark,
                 accelerator.model,
                 count,
-                sum(middle) / len(middle) / count,
+                sum(rates) / len(rates) / count,
+                sum(minutes) / len(minutes) * count,
                 result.path,
                 global_batch(result),
             ),
