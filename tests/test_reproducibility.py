@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import published_rounds
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit_rules.support import sources
@@ -291,3 +292,61 @@ def test_disclosure_checks_on_real_nvidia_code(sample_with_code, host):
     assert "is not micro_batch_size 1 x data parallelism 2 (8 / 4) x gradient_accumulation_steps 2 = 4" in (
         found["REP017", "warning"].message
     )
+
+
+V51 = published_rounds().get("5.1")
+#: The issue's false alarm: ten llama31_8b runs evaluating every 49,152 samples, 4x the reference runs' cadence.
+UF_LLAMA = "University-of-Florida/results/hpg.dgxb200x8.n32/llama31_8b"
+
+
+def _spread_findings(folder: Path, host) -> list:
+    return [f for f in check(folder, Config(select=("REP013",), ruleset="training-5.1.0"), host).findings]
+
+
+def _on_reference_cadence(folder: Path) -> None:
+    """Plants evaluations every 12,288 samples (the llama31_8b reference runs' cadence at batch 128)
+    before each run's last one, at 344,064: the same convergence point on the reference's grid."""
+    for log in sorted(folder.glob("result_*.txt")):
+        lines = log.read_text().splitlines(keepends=True)
+        evals = [i for i, line in enumerate(lines) if '"key": "eval_accuracy"' in line]
+        template = lines[evals[-1]]
+        planted = [
+            template.replace('"samples_count": 344064', f'"samples_count": {samples}')
+            for samples in range(12288, 344064, 12288)
+        ]
+        log.write_text("".join(lines[: evals[0]] + planted + lines[evals[-1] :]))
+
+
+@pytest.mark.skipif(V51 is None, reason="the v5.1 round is not under $MLPERF_AUDIT_ROUNDS")
+def test_same_point_on_a_coarser_grid_than_the_reference_is_not_flagged(host, tmp_path):
+    """The reference runs at batch 128 converge at 8 distinct points in 20; on the folder's grid of
+    49,152 samples they fall on 3 (12 of 20 at 344,064): ten runs there are a 0.6% chance, not 2.2e-07."""
+    assert V51 is not None
+    real = V51 / UF_LLAMA
+    assert _spread_findings(real, host) == []
+    # the same runs, evaluating at the reference runs' cadence: the same point is now unlikely
+    planted = tmp_path / "llama31_8b"
+    shutil.copytree(real, planted)
+    _on_reference_cadence(planted)
+    [finding] = _spread_findings(planted, host)
+    assert (
+        "converge at 8 distinct points in 20 runs (on this result's evaluation grid (every 12,288)" in finding.message
+    )
+    assert "a 2.2e-07 chance" in finding.message
+
+
+def test_reference_points_are_seen_at_the_next_evaluation():
+    from mlperf_audit_rules.reproducibility import _all_equal_chance, on_grid
+
+    grid = (49152.0, 98304.0, 147456.0)
+    # before, on and between grid points, and beyond the last one (the last step continued)
+    assert on_grid([100.0, 49152.0, 49153.0, 147456.0, 147457.0, 250000.0], grid) == [
+        49152.0,
+        49152.0,
+        98304.0,
+        147456.0,
+        196608.0,
+        294912.0,
+    ]
+    assert on_grid([1.0, 2.0], (5.0,)) == [1.0, 2.0]  # no cadence from one point
+    assert _all_equal_chance(on_grid([1.0, 2.0, 3.0, 4.0], (4.0, 8.0)), 3) == 1.0

@@ -463,15 +463,36 @@ def _num(value: Any) -> str:
     return f"{value:.6g}" if abs(value) < 1e6 else f"{value:,.0f}"
 
 
+def reads_train_samples(result: BenchmarkResult, version: str) -> bool:
+    """Whether a bert result's convergence point is read in training samples: where the submitter's
+    flags ask for it or where its epoch_num never progresses."""
+    return train_samples_in_force(result, f"{rulesets.USAGE}-{version}") or (
+        tuple(map(int, version.split("."))) < (2, 0, 0) and _epochs_do_not_progress(result)
+    )
+
+
 def convergences(result: BenchmarkResult, version: str, train_samples: bool = False) -> list[RunConvergence]:
     """Every run's convergence point in the unit the RCP check reads: bert in training samples where
     the submitter's flags ask for it or where its epoch_num never progresses."""
-    train_samples = (
-        train_samples
-        or train_samples_in_force(result, f"{rulesets.USAGE}-{version}")
-        or (tuple(map(int, version.split("."))) < (2, 0, 0) and _epochs_do_not_progress(result))
-    )
+    train_samples = train_samples or reads_train_samples(result, version)
     return [run_convergence(run, version, train_samples) for run in result.runs]
+
+
+def evaluation_grid(result: BenchmarkResult, version: str) -> tuple[float, ...]:
+    """The points at which the runs evaluate, in the unit of their convergence point (what
+    `run_convergence` reads from an evaluation: samples_count or epoch_num), sorted and distinct;
+    empty where the point is not read from the evaluations (stable diffusion's, bert's in training
+    samples)."""
+    if result.benchmark == "stable_diffusion" or (result.benchmark == "bert" and reads_train_samples(result, version)):
+        return ()
+    samples = result.benchmark in SAMPLES_BENCHMARKS
+    points: set[float] = set()
+    for run in result.runs:
+        for event in (*run.all("eval_accuracy"), *run.all("eval_error")):
+            value = event.meta("samples_count" if samples else "epoch_num")
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                points.add(float(value) if samples else round(float(value), 3))
+    return tuple(sorted(points))
 
 
 def evaluate(result: BenchmarkResult, version: str, bypass: bool, train_samples: bool = False) -> Verdict:

@@ -13,6 +13,7 @@ benchmark folder) is not traced: its `benchmarks/` is outside what was asked to 
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import json
 import math
@@ -680,6 +681,8 @@ UNLIKELY = 1e-3
 #: (llama2_70b_lora and dlrm_dcnv2: 4 points in 20 and 50 reference runs), on which an implementation
 #: at another batch size can legitimately land on one point every time: no verdict from so few.
 FINE_GRID = 6
+#: Relative slack when a reference point is placed on an evaluation grid (epochs are logged rounded).
+GRID_TOLERANCE = 1e-6
 #: A benchmark whose reference runs vary more (unet3d: 20-24%) allows this multiple of their spread.
 REFERENCE_MARGIN = 1.5
 
@@ -728,9 +731,13 @@ class SpreadTooSmall(Rule):
     (b) runs that all converge at the same point when the RCP reference runs at the nearest batch
     size make that less likely than 1 in 1,000 (each run's point drawn from the reference runs'
     points: the chance is the sum over the distinct points of their share to the power of the
-    number of runs). Benchmarks whose evaluations are coarse (ssd, gpt3, and any whose reference
-    runs show fewer than 6 distinct points, such as llama2_70b_lora and dlrm_dcnv2) repeat points
-    legitimately, so (b) does not flag them.
+    number of runs). A run converges at the first of its own evaluations that reaches the target,
+    so each reference point is first moved to the result's evaluation grid (the next point at which
+    its runs evaluate): ten llama31_8b runs that evaluate every 49,152 samples, 4x the reference
+    runs' cadence, see the reference runs' 8 distinct points in 20 at 3 (a 6.1e-03 chance, not
+    2.2e-07). Benchmarks whose evaluations are coarse (ssd, gpt3, and any whose reference
+    runs show fewer than 6 distinct points on the result's grid, such as llama2_70b_lora and
+    dlrm_dcnv2) repeat points legitimately, so (b) does not flag them.
 
     Why it matters: a spread of zero across ten runs is as suspicious as a huge one: copied or
     generated logs, or runs that are not independent.
@@ -764,12 +771,24 @@ class SpreadTooSmall(Rule):
         if spread.units_distinct == 1 and spread.units_cv is not None:
             batch = sources.logged(result.runs, "global_batch_size")
             reference = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
-            chance = _all_equal_chance(reference, spread.runs) if reference else 1.0
-            if chance < UNLIKELY and len(set(reference or [])) >= FINE_GRID:
+            if not reference:
+                return
+            # a run converges at the first of its own evaluations that reaches the target: the reference
+            # runs' points, seen at the result's evaluation cadence, are where it could have converged
+            grid = rcp.evaluation_grid(result, version)
+            seen = on_grid(reference, grid)
+            chance = _all_equal_chance(seen, spread.runs)
+            if chance < UNLIKELY and len(set(seen)) >= FINE_GRID:
+                cadence = (
+                    f"on this result's evaluation grid (every {_number(grid[-1] - grid[-2])}), they fall on "
+                    f"{len(set(seen))} distinct points"
+                    if len(grid) >= 2
+                    else "the runs' evaluation grid is not known"
+                )
                 yield self.finding(
                     f"all {spread.runs} runs converge at the same point; the RCP reference runs at the nearest batch "
-                    f"size ({len(set(reference or []))} distinct points in {len(reference or [])} runs) make that a "
-                    f"{chance:.1e} chance",
+                    f"size converge at {len(set(reference))} distinct points in {len(reference)} runs ({cadence}), "
+                    f"which makes that a {chance:.1e} chance",
                     path=result.folder.path,
                 )
 
@@ -780,6 +799,27 @@ def _all_equal_chance(reference: list[float], runs: int) -> float:
     for point in reference:
         counts[point] = counts.get(point, 0) + 1
     return sum((count / len(reference)) ** runs for count in counts.values())
+
+
+def on_grid(reference: list[float], grid: tuple[float, ...]) -> list[float]:
+    """Each reference point moved to the first point of `grid` at or after it (beyond the grid's
+    last point, on the grid's last step continued): where a run evaluating on `grid` would have
+    seen it converge. Unchanged without a grid of at least two points."""
+    if len(grid) < 2:
+        return list(reference)
+    step = grid[-1] - grid[-2]
+    seen = []
+    for point in reference:
+        index = bisect.bisect_left(grid, point - GRID_TOLERANCE * abs(point))
+        if index < len(grid):
+            seen.append(grid[index])
+        else:
+            seen.append(grid[-1] + math.ceil((point - grid[-1]) / step - GRID_TOLERANCE) * step)
+    return seen
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
 
 
 def _nearest(points: dict[float, list[float]], batch: float | None) -> list[float] | None:
