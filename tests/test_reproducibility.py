@@ -330,7 +330,8 @@ def test_same_point_on_a_coarser_grid_than_the_reference_is_not_flagged(host, tm
     _on_reference_cadence(planted)
     [finding] = _spread_findings(planted, host)
     assert (
-        "converge at 8 distinct points in 20 runs (on this result's evaluation grid (every 12,288)" in finding.message
+        "converge at 8 distinct points in 20 runs, 8 on this result's evaluation grid (every 12,288 samples_count)"
+        in finding.message
     )
     assert "a 2.2e-07 chance" in finding.message
 

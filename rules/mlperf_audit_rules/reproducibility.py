@@ -779,16 +779,16 @@ class SpreadTooSmall(Rule):
             seen = on_grid(reference, grid)
             chance = _all_equal_chance(seen, spread.runs)
             if chance < UNLIKELY and len(set(seen)) >= FINE_GRID:
+                unit = "samples_count" if result.benchmark in rcp.SAMPLES_BENCHMARKS else "epoch_num"
                 cadence = (
-                    f"on this result's evaluation grid (every {_number(grid[-1] - grid[-2])}), they fall on "
-                    f"{len(set(seen))} distinct points"
+                    f", {len(set(seen))} on this result's evaluation grid (every {_number(grid[-1] - grid[-2])} {unit})"
                     if len(grid) >= 2
-                    else "the runs' evaluation grid is not known"
+                    else " (this result's evaluation grid is not known)"
                 )
                 yield self.finding(
                     f"all {spread.runs} runs converge at the same point; the RCP reference runs at the nearest batch "
-                    f"size converge at {len(set(reference))} distinct points in {len(reference)} runs ({cadence}), "
-                    f"which makes that a {chance:.1e} chance",
+                    f"size converge at {len(set(reference))} distinct points in {len(reference)} runs{cadence}, which "
+                    f"makes that a {chance:.1e} chance",
                     path=result.folder.path,
                 )
 
