@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import causes, rulesets
+from . import causes, evidence, rulesets
 from .checkcache import CheckCache, check_keys, tree_state
 from .config import Config
 from .discovery import discover
@@ -94,12 +94,15 @@ def check(
     jobs: int = 1,
     *,
     score: bool = False,
+    quotes: bool = False,
 ) -> Report:
     """Checks PATH (only the named submitters of a results repository, if given) and returns the
     report, with every benchmark folder's score from the same parse if `score`. Raises TargetError,
     PluginError or SelectionError (each an exit code 2 on the command line); never raises for the
     package's content."""
-    return review(path, config, host, progress, submitters, jobs, score=score, scores_in_report=score).report
+    return review(
+        path, config, host, progress, submitters, jobs, score=score, scores_in_report=score, quotes=quotes
+    ).report
 
 
 @dataclass(frozen=True)
@@ -122,10 +125,12 @@ def review(
     score: bool = False,
     collect: Collect | None = None,
     scores_in_report: bool = False,
+    quotes: bool = False,
 ) -> Review:
     """`check`, and with `score` the scores, and with `collect` what it returns for each benchmark
     folder: all from one discovery and one parse of each log (what `audit` and `report` need).
-    With `scores_in_report` the report carries the scores too, so every format shows them (`check --score`)."""
+    With `scores_in_report` the report carries the scores too, so every format shows them (`check --score`);
+    with `quotes`, the lines its findings at warning or above point at (`--format objection`)."""
     config = config or Config()
     host = host or PluginHost()
     submitters = list(submitters) if submitters is not None else None  # read twice (an iterator would not be)
@@ -153,11 +158,13 @@ def review(
         )
     if notes:
         config = dataclasses.replace(config, notes=config.notes + tuple(notes))
+    findings = tuple(causes.link(outcome.findings, host.rules))
     report = Report(
         target=TargetSummary.of(str(path), tree),
         config=config,
         plugins=tuple(host.plugins),
-        findings=tuple(causes.link(outcome.findings, host.rules)),
+        findings=findings,
+        evidence=evidence.quotes(tree, findings) if quotes else (),
         mlperf_logging=mlperf_logging_version(),
         rules=tuple(host.rules),
         checked=tuple(outcome.checked),

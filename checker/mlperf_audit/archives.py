@@ -74,7 +74,7 @@ _COMPRESSED_TAR: tuple[tuple[bytes, Callable[[Any], io.BufferedIOBase]], ...] = 
     (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw)),
 )
 #: What the standard library raises on bytes it cannot decode (besides OSError).
-_DECODE_ERRORS = (
+DECODE_ERRORS = (
     zipfile.BadZipFile,
     zipfile.LargeZipFile,
     tarfile.TarError,
@@ -170,13 +170,13 @@ class _ZipMemberStream(io.RawIOBase):
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         try:
             return int(self._stream.seek(offset, whence))
-        except _DECODE_ERRORS as error:
+        except DECODE_ERRORS as error:
             raise _damaged(error) from None
 
     def readinto(self, buffer: Any) -> int:
         try:
             data = self._stream.read(len(buffer))
-        except _DECODE_ERRORS as error:
+        except DECODE_ERRORS as error:
             raise _damaged(error) from None
         if not data and len(buffer) and self._stream.tell() < self._declared:
             raise OSError(f"archive member ends after {self._stream.tell()} of the {self._declared} bytes it declares")
@@ -259,7 +259,7 @@ class Archive:
         except TargetError:
             self.close()
             raise
-        except (OSError, RecursionError, *_DECODE_ERRORS) as error:
+        except (OSError, RecursionError, *DECODE_ERRORS) as error:
             self.close()
             raise TargetError(f"{path}: not a readable archive ({error})") from None
         total = 0
@@ -442,7 +442,7 @@ class Archive:
             raise OSError(f"archive member uses compression method {data.compress_type}, which is not supported")
         try:
             stream = self._zip.open(data)
-        except _DECODE_ERRORS as error:
+        except DECODE_ERRORS as error:
             raise _damaged(error) from None
         return io.BufferedReader(_ZipMemberStream(stream, data.file_size))
 
@@ -456,7 +456,7 @@ class Archive:
                 self._zip = zipfile.ZipFile(_Window(self._file.fileno()))
             else:
                 self._file = _tar_data(self.path)
-        except (TargetError, *_DECODE_ERRORS) as error:
+        except (TargetError, *DECODE_ERRORS) as error:
             raise OSError(f"cannot open the archive again: {error}") from None
 
     def close(self) -> None:

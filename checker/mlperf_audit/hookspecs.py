@@ -69,6 +69,8 @@ def mlperf_audit_register_formats() -> list[Format]:
 
     A format has a unique ``name`` (the value of ``--format``), a one-line ``description`` and
     a ``render(report) -> str`` function that turns a ``mlperf_audit.report.Report`` into text.
+    With ``quotes=True`` the check quotes the lines its findings at warning or above point at into
+    the report (``Report.evidence``, ``Report.quote(path, line)``), as ``--format objection`` needs.
     """
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ._version import __version__
 from .config import Config
+from .evidence import Quote
 from .model import Finding, Severity, Tree
 from .rule import ENGINE, Rule
 from .safety import visible, visible_data
@@ -116,6 +117,8 @@ class Report:
     checked: tuple[tuple[str, str], ...] = ()  # (kind, path) of every run and benchmark folder checked
     processes: int = 1  # how many processes checked benchmark folders
     scores: tuple[BenchmarkScore, ...] = ()  # every benchmark folder's score, in folder order (`check --score`)
+    #: The lines the findings point at, quoted (only for a format that asks: `Format.quotes`).
+    evidence: tuple[Quote, ...] = ()
 
     def __post_init__(self) -> None:
         # Done once here, so that every format, a plugin's included, receives findings that cannot
@@ -126,8 +129,19 @@ class Report:
         object.__setattr__(self, "target", dataclasses.replace(self.target, path=visible(self.target.path)))
         object.__setattr__(self, "checked", tuple((kind, visible(path)) for kind, path in self.checked))
         object.__setattr__(
+            self, "evidence", tuple(Quote(visible(q.path), q.line, visible(q.text)) for q in self.evidence)
+        )
+        object.__setattr__(
             self, "config", dataclasses.replace(self.config, notes=tuple(visible(note) for note in self.config.notes))
         )
+
+    def quote(self, path: str | None, line: int | None) -> str | None:
+        """The line `line` of `path` as the package holds it (shown `visible`), if it was quoted."""
+        return self._quotes.get((path, line)) if path is not None and line is not None else None
+
+    @functools.cached_property
+    def _quotes(self) -> dict[tuple[str, int], str]:
+        return {(quote.path, quote.line): quote.text for quote in self.evidence}
 
     def rule(self, code: str) -> type[Rule] | None:
         return self._rules_by_code.get(code)

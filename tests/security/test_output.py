@@ -562,6 +562,7 @@ def _check_format(name: str, text: str, count: int) -> None:
         "sarif": assert_sarif,
         "junit": assert_xml,
         "markdown": assert_markdown,
+        "objection": lambda text, what: assert_markdown(text, what, tables=False),
         "github": lambda text, what: assert_github(text, what, count),
     }
     checks.get(name, assert_plain)(text, name)  # a format added later is held to plain text at least

@@ -232,3 +232,21 @@ def test_honest_names_in_other_scripts_and_with_accents_are_not_reported(cli, tm
     for name in ("Ünicorn", "Éclair", "Сбер", "華為"):
         shutil.copytree(FIXTURE / "Fixture", root / name)
     assert findings(cli, root) == []
+
+
+# ---------------------------------------------------------------- 6. records quoted into an objection
+
+
+def test_a_quoted_record_cannot_close_its_code_or_link_in_an_objection(cli, tmp_path):
+    """`--format objection` quotes the log line a finding points at: whatever the line holds is shown
+    as written, never markup, a link or a command."""
+    hostile = "</code><script>x</script> [ok](https://evil.example) ``` ::error::x ##[add-mask]y"
+    root = package(tmp_path / "p", division=hostile)
+    result = cli("check", str(root), "--format", "objection", "--no-cache")
+    assert result.code in (0, 1), result.err
+    text = result.out
+    quoted = [line for line in text.splitlines() if "<code>" in line and "evil" in line]
+    assert quoted, text  # the record is quoted
+    assert live_links(text) == [] and "<script" not in text and "##[" not in text
+    assert all(not line.lstrip().startswith("::") for line in text.splitlines())
+    assert "&#60;/code&#62;&#60;script&#62;" in quoted[0]  # shown, as written

@@ -152,7 +152,8 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     with progress(args, "checking") as show:
-        report = check(target, config, host, progress=show, jobs=args.jobs, score=args.score)
+        quotes = fmt.quotes or any(extra_format.quotes for extra_format, _ in extra)
+        report = check(target, config, host, progress=show, jobs=args.jobs, score=args.score, quotes=quotes)
     display = TextDisplay(
         show_info=args.show_info,
         quiet=args.quiet,

@@ -30,6 +30,9 @@ class Format:
     name: str
     description: str
     render: Callable[[Report], str]
+    #: The format cites the lines the findings point at: the check quotes them into the report
+    #: (`Report.evidence`), reading those files again.
+    quotes: bool = False
 
 
 def render_json(report: Report) -> str:
@@ -275,7 +278,7 @@ JSON = Format("json", "the stable machine-readable report (schema_version 1)", r
 
 @hookimpl
 def mlperf_audit_register_formats() -> list[Format]:
-    from . import ci
+    from . import ci, objection
 
     return [
         TEXT,
@@ -284,4 +287,10 @@ def mlperf_audit_register_formats() -> list[Format]:
         Format("junit", "JUnit XML: a test suite per benchmark folder, a test case per run", ci.render_junit),
         Format("github", "GitHub workflow commands: annotations on the offending lines", ci.render_github),
         Format("markdown", "a Markdown job summary: status first, then a table per submitter", ci.render_markdown),
+        Format(
+            "objection",
+            "per submitter, the text of an objection as the submission rules ask reviewers to file it (Markdown)",
+            objection.render_objection,
+            quotes=True,
+        ),
     ]

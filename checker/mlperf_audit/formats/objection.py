@@ -1,0 +1,129 @@
+"""`--format objection`: per submitter, the text of an objection as the MLPerf submission rules ask
+a reviewer to file it.
+
+The MLCommons submission rules (github.com/mlcommons/policies, `submission_rules.adoc`, "Filing
+objections") ask for a GitHub issue in the submission repository "that cites the offending lines,
+the rules section violated, and, if pertinent, corresponding lines of the reference
+implementation", with a "by <org>" and an "against <org>" tag. This writes one such text per
+submitter, in Markdown (what a GitHub issue holds): for every finding at warning or above that is
+not waived, the finding, its evidence (each line it points at, `file:line`, and the record quoted
+as the package holds it) and the rule it breaks (the rule's own documentation: what it checks and
+why it matters, with where that documentation is kept). The reviewer adds the reference
+implementation's lines where pertinent and their own organisation's tag.
+
+Everything the package wrote (names, paths, messages, records) is escaped as the Markdown summary
+escapes it (`ci.markdown_text`): shown as written, never markup, never a link.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from ..model import Finding, Severity
+from ..report import Report
+from ..rule import Rule
+from ..safety import no_workflow_commands
+from .ci import markdown_text
+
+#: Where the submission rules describe the objection an issue must be (cited in every text).
+SUBMISSION_RULES = "github.com/mlcommons/policies, submission_rules.adoc, section “Filing objections”"
+#: The sections of a rule's documentation an objection quotes: what the rule is, and why it matters.
+CITED_SECTIONS = ("What it checks:", "Why it matters:")
+_ALL_SECTIONS = (*CITED_SECTIONS, "Example:", "How to fix:")
+
+
+def _sections(rule: type[Rule]) -> list[str]:
+    """The cited sections of the rule's documentation, each as one paragraph."""
+    cited: list[str] = []
+    current: list[str] | None = None
+    for paragraph in rule.doc().split("\n\n"):
+        text = " ".join(paragraph.split())
+        if text.startswith(_ALL_SECTIONS):
+            current = [] if text.startswith(CITED_SECTIONS) else None
+            if current is not None:
+                cited.append("")
+        if current is not None and text:
+            cited[-1] = (cited[-1] + " " + text).strip()
+    return cited
+
+
+def _where(finding: Finding) -> str:
+    location = finding.path or "(the checked folder)"
+    return location + (f":{finding.line}" if finding.line else "")
+
+
+def _evidence(report: Report, finding: Finding) -> list[str]:
+    lines = []
+    for path, line in ((finding.path, finding.line), *finding.related):
+        quoted = report.quote(path, line)
+        place = markdown_text(f"{path}:{line}" if line else str(path))
+        if quoted is not None:
+            lines.append(f"  - <code>{place}</code>: <code>{markdown_text(quoted)}</code>")
+        elif path:
+            lines.append(f"  - <code>{place}</code>")
+    return lines
+
+
+def _rule_text(report: Report, code: str, name: str) -> list[str]:
+    rule = report.rule(code)
+    if rule is None:
+        return [f"Rule broken: {markdown_text(code)} {markdown_text(name)} (its plugin is not loaded here)."]
+    lines = [f"Rule broken: **{markdown_text(code)} {markdown_text(rule.name)}**: {markdown_text(rule.summary)}", ""]
+    lines += "\n>\n".join(f"> {markdown_text(section)}" for section in _sections(rule)).splitlines()
+    lines += [
+        "",
+        f"Source: the documentation of {markdown_text(code)} (<code>mlperf-audit explain {markdown_text(code)}</code>), "
+        f"rule class <code>{markdown_text(rule.__module__ + '.' + rule.__qualname__)}</code>.",
+    ]
+    return lines
+
+
+def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[str]:
+    errors = sum(1 for f in findings if f.severity is Severity.ERROR)
+    lines = [
+        f"## Objection against {markdown_text(submitter)}",
+        "",
+        f"Tags: <code>by &#60;your org&#62;</code>, <code>against {markdown_text(submitter)}</code>",
+        "",
+        f"{len(findings)} finding(s), {errors} error(s), of mlperf-audit {markdown_text(report.tool_version)} "
+        f"(ruleset <code>{markdown_text(report.ruleset)}</code>, mlperf-logging "
+        f"{markdown_text(report.mlperf_logging)}) on <code>{markdown_text(report.target.path)}</code>. Filed as "
+        f"the MLPerf submission rules ask ({markdown_text(SUBMISSION_RULES)}): the offending lines and the rule "
+        "each breaks; add the reference implementation's lines where pertinent.",
+    ]
+    by_rule = {
+        code: list(group) for code, group in groupby(sorted(findings, key=lambda f: f.rule), key=lambda f: f.rule)
+    }
+    # the rules with an error first, then by code
+    ordered = sorted(by_rule.items(), key=lambda item: (-max(f.severity.rank for f in item[1]), item[0]))
+    for number, (code, listed) in enumerate(ordered, 1):
+        lines += ["", f"### {number}. {markdown_text(code)} {markdown_text(listed[0].name)}", ""]
+        lines += _rule_text(report, code, listed[0].name)
+        lines.append("")
+        for finding in listed:
+            scope = "/".join(markdown_text(part) for part in (finding.system, finding.benchmark) if part)
+            lines.append(
+                f"- **{finding.severity.value}** at <code>{markdown_text(_where(finding))}</code>"
+                + (f" ({scope})" if scope else "")
+                + f": {markdown_text(finding.message)}"
+            )
+            lines += _evidence(report, finding)
+            if finding.hint:
+                lines.append(f"  - hint: {markdown_text(finding.hint)}")
+    return lines
+
+
+def render_objection(report: Report) -> str:
+    """One objection per submitter with a finding at warning or above that is not waived."""
+    kept = [f for f in report.findings if f.severity.rank >= Severity.WARNING.rank and not f.waived_by]
+    if not kept:
+        return no_workflow_commands(
+            f"No objection: no finding at warning or above in <code>{markdown_text(report.target.path)}</code>.\n"
+        )
+    by_submitter: dict[str, list[Finding]] = {}
+    for finding in kept:
+        by_submitter.setdefault(finding.submitter or "(whole PATH)", []).append(finding)
+    parts: list[str] = []
+    for submitter, findings in sorted(by_submitter.items()):
+        parts += (["", "---", ""] if parts else []) + _objection(report, submitter, findings)
+    return no_workflow_commands("\n".join(parts) + "\n")

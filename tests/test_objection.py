@@ -1,0 +1,100 @@
+"""`--format objection`: per submitter, an objection as the submission rules ask for one (the
+offending lines quoted, the rule each breaks), rendered from the report like every format."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import tarfile
+from pathlib import Path
+
+from mlperf_audit.api import check
+from mlperf_audit.config import Config
+from mlperf_audit.discovery import discover
+from mlperf_audit.evidence import MAX_QUOTE, quotes
+from mlperf_audit.formats.objection import render_objection
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "packages"
+TIME_BACKWARDS = FIXTURES / "forged" / "time-backwards"
+LOG = "Fixture/results/fx_8xh100/ssd/result_3.txt"
+
+
+def test_each_finding_cites_its_line_quoted_and_the_rule_it_breaks(cli):
+    result = cli("check", str(TIME_BACKWARDS), "--format", "objection", "--no-cache")
+    assert result.code == 1, result.err
+    text = result.out
+    assert text.startswith("## Objection against Fixture\n")
+    assert "<code>against Fixture</code>" in text and "submission&#95;rules.adoc" in text
+    assert "### 1. FOR001 " in text
+    # the finding, where it is, and the record it points at, as the log holds it
+    record = (TIME_BACKWARDS / LOG).read_text().splitlines()[27]
+    assert '"key": "eval_accuracy"' in record
+    assert f"<code>{LOG.replace('_', '&#95;')}:28</code>: <code>" in text
+    assert record.replace("_", "&#95;") in text
+    # the rule's own documentation, and where it is kept
+    assert "> What it checks:" in text and "> Why it matters:" in text
+    assert "<code>mlperf-audit explain FOR001</code>" in text
+    # infos are no objection
+    assert "FOR" in text and "REP001" not in text
+
+
+def test_one_objection_per_submitter_errors_first(tmp_path):
+    root = tmp_path / "round"
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Fixture")
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Other")
+    report = check(root, Config(cache_dir=None), quotes=True)
+    text = render_objection(report)
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## Objection against Fixture",
+        "## Objection against Other",
+    ]
+    assert text.count("\n---\n") == 1
+    # without quotes asked for, the same findings are cited without their records
+    plain = render_objection(check(root, Config(cache_dir=None)))
+    assert "<code>Fixture/results/fx&#95;8xh100/ssd/result&#95;3.txt:28</code>\n" in plain
+
+
+def test_waived_and_info_findings_make_no_objection():
+    report = check(FIXTURES / "clean", Config(cache_dir=None), quotes=True)
+    assert all(f.severity.value == "info" for f in report.findings)
+    assert render_objection(report).startswith("No objection: no finding at warning or above")
+    backwards = check(TIME_BACKWARDS, Config(cache_dir=None), quotes=True)
+    waived = dataclasses.replace(
+        backwards, findings=tuple(dataclasses.replace(f, waived_by="accepted") for f in backwards.findings)
+    )
+    assert render_objection(waived).startswith("No objection")
+
+
+def test_quotes_come_from_archive_members_and_long_lines_are_cut(tmp_path):
+    root = tmp_path / "round"
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Fixture")
+    log = root / LOG
+    lines = log.read_text().splitlines(keepends=True)
+    lines[27] = lines[27].rstrip("\n") + " " + "x" * 5000 + "\n"  # the record FOR001 cites, long (now LOG005's)
+    log.write_text("".join(lines))
+    report = check(root, Config(cache_dir=None), quotes=True)
+    [quote] = [q for q in report.evidence if q.path == LOG]
+    assert quote.line == 28 and len(quote.text) == MAX_QUOTE + 1 and quote.text.endswith("…")
+    # the unchanged submission as an archive: the member's line is quoted
+    archive = tmp_path / "Fixture.tar.gz"
+    with tarfile.open(archive, "w:gz") as out:
+        out.add(TIME_BACKWARDS / "Fixture", arcname="Fixture")
+    archived = check(archive, Config(cache_dir=None), quotes=True)
+    cited = [f for f in archived.findings if f.rule == "FOR001"]
+    assert cited and all(archived.quote(f.path, f.line) for f in cited), [f.path for f in cited]
+
+
+def test_a_system_description_is_quoted_unless_it_links_out_of_the_checked_folder(tmp_path):
+    root = tmp_path / "round"
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Fixture")
+    finding = next(f for f in check(root, Config(cache_dir=None)).findings if f.severity.value != "info")
+    cited = dataclasses.replace(finding, path="Fixture/systems/fx_8xh100.json", line=2)
+    system = root / "Fixture" / "systems" / "fx_8xh100.json"
+    [quote] = quotes(discover(root), [cited])
+    assert quote.text == system.read_text().splitlines()[1]
+    outside = tmp_path / "secret.json"
+    outside.write_text(system.read_text().replace('"division"', '"SECRET"'))
+    system.unlink()
+    system.symlink_to(outside)
+    assert quotes(discover(root), [cited]) == ()
+    assert all("SECRET" not in q.text for q in check(root, Config(cache_dir=None), quotes=True).evidence)
