@@ -116,3 +116,16 @@ def test_no_peer_no_verdict():
     assert peers.deviation(result, (result,), {}) is None
     assert peers.previous_round("3.0") == "2.1" and peers.previous_round("1.0") is None
     assert "4.0" in peers.covered() and "2.0" not in peers.covered()
+
+
+def test_every_published_result_of_v3_0_to_v5_1_stays_quiet_and_halved_ones_stand_out():
+    """The sizing, on the shipped table (every closed result of v2.1-v5.1, measured from the published
+    rounds): no honest result is beyond every peer, and nine in ten with their times halved are."""
+    checked = [row for row in peers.published() if peers.previous_round(row.round) in peers.covered()]
+    assert {row.round for row in checked} == {"3.0", "3.1", "4.0", "4.1", "5.0", "5.1"}
+    honest = [found for row in checked if (found := peers.deviation(row, (row,))) is not None]
+    assert len(honest) > 900
+    assert [d.result.result for d in honest if d.factor > 1] == []
+    halved = [replace(d.result, accelerator_minutes=d.result.accelerator_minutes / 2) for d in honest]
+    caught = sum(1 for forged in halved if (found := peers.deviation(forged, (forged,))) and found.factor > 1)
+    assert caught / len(halved) > 0.9, f"{caught} of {len(halved)}"
