@@ -18,7 +18,9 @@ the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
 
 The published-results envelope (AUD008, AUD009; `support.envelope`) needs no work model: it holds
 every closed result's accelerator-minutes to the most efficient use of hardware that the earlier
-rounds published, and so covers every benchmark.
+rounds published, and so covers every benchmark. The equivalent-hardware peers (AUD011;
+`support.peers`) hold the same measure against the results of the same accelerator at a similar
+scale in the result's own round and the one before.
 """
 
 from __future__ import annotations
