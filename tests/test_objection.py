@@ -8,6 +8,8 @@ import shutil
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit.discovery import discover
@@ -98,3 +100,21 @@ def test_a_system_description_is_quoted_unless_it_links_out_of_the_checked_folde
     system.symlink_to(outside)
     assert quotes(discover(root), [cited]) == ()
     assert all("SECRET" not in q.text for q in check(root, Config(cache_dir=None), quotes=True).evidence)
+
+
+@pytest.mark.sample
+def test_the_real_sample_objects_to_google_and_tinycorp_quoting_the_logs(cli, sample):
+    """On the published v4.1 sample: Google's gpt3 logs name a TPU v5p in a Trillium system (FOR006);
+    the objection quotes that record from the log itself."""
+    result = cli("check", str(sample), "--format", "objection", "--no-cache")
+    assert result.code == 0, result.err
+    text = result.out
+    assert [line for line in text.splitlines() if line.startswith("## ")] == [
+        "## Objection against Google",
+        "## Objection against tinycorp",
+    ]
+    log = "Google/results/cloud-tpu-trillium-512-maxtext/gpt3/result_0.txt"
+    record = (sample / log).read_text().splitlines()[3]
+    assert '"key": "submission_platform", "value": "tpu-v5p"' in record
+    cited = f"  - <code>{log.replace('_', '&#95;')}:4</code>: <code>{record.replace('_', '&#95;')}</code>"
+    assert cited in text.splitlines()
