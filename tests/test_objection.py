@@ -118,3 +118,10 @@ def test_the_real_sample_objects_to_google_and_tinycorp_quoting_the_logs(cli, sa
     assert '"key": "submission_platform", "value": "tpu-v5p"' in record
     cited = f"  - <code>{log.replace('_', '&#95;')}:4</code>: <code>{record.replace('_', '&#95;')}</code>"
     assert cited in text.splitlines()
+
+
+def test_an_objection_written_besides_the_text_report_quotes_too(cli, tmp_path):
+    out = tmp_path / "objection.md"
+    result = cli("check", str(TIME_BACKWARDS), "--report", f"objection:{out}", "--no-cache", "-q")
+    assert result.code == 1 and "1 error(s)" in result.out
+    assert out.read_text().count("</code>: <code>:::MLLOG ") == 1
