@@ -110,6 +110,7 @@ def leave_one_round_out(records: list[Record], floors: list[envelope.Floor]) -> 
     lines = []
     steps: dict[int, float] = {}
     beyond = []
+    covered: dict[str, list[int]] = {}  # per round: results with a bound, results
     for record in records:
         accelerator = next(a for a in envelope.hardware.table() if a.model == record.accelerator)
         found = envelope.Measure(record.accelerator_minutes, record.minutes, record.accelerators, accelerator)
@@ -124,11 +125,17 @@ def leave_one_round_out(records: list[Record], floors: list[envelope.Floor]) -> 
             steps[gap] = max(steps.get(gap, 0.0), f.accelerator_minutes / record.accelerator_minutes)
         # the check itself, with the floors computed here (not the shipped file)
         bounds = envelope.bounds(found, version, record.benchmark, record.target, published, tuple(floors))
+        tally = covered.setdefault(record.round, [0, 0])
+        tally[0] += bool(bounds)
+        tally[1] += 1
         if bounds and bounds[0].accelerator_minutes > record.accelerator_minutes:
             beyond.append((bounds[0].accelerator_minutes / record.accelerator_minutes, record, bounds[0]))
     lines.append("largest honest step below the same accelerator's floor, by rounds between them:")
     for gap in sorted(steps):
         lines.append(f"  {gap} round(s): {steps[gap]:.2f}x (allowance {envelope.allowance(gap):.2f}x)")
+    lines.append("results with a bound (the coverage of the envelope), by round:")
+    for round_name, (bounded, total) in sorted(covered.items(), key=lambda item: envelope.round_of(item[0] + ".0")):
+        lines.append(f"  v{round_name}: {bounded} of {total}")
     lines.append(f"results beyond their bound (from earlier rounds only): {len(beyond)} of {len(records)}")
     for factor, record, bound in sorted(beyond, key=lambda item: -item[0]):
         lines.append(
@@ -138,14 +145,15 @@ def leave_one_round_out(records: list[Record], floors: list[envelope.Floor]) -> 
     return "\n".join(lines)
 
 
-#: The forgeries a reviewer must catch, as changes to a measured result: times compressed 4x, a
-#: system description claiming 8x fewer accelerators, an older, weaker accelerator named.
-FORGERIES = ("times / 4", "accelerators / 8", "named {weaker}")
+#: The forgeries a reviewer must catch, as changes to a measured result: times compressed 2x and
+#: 4x, a system description claiming 8x fewer accelerators, an older, weaker accelerator named.
+FORGERIES = ("times / 2", "times / 4", "accelerators / 8", "named {weaker}")
 
 
 def forged(record: Record, forgery: str, weaker: str) -> Record:
-    if forgery == "times / 4":
-        return Record(**{**asdict(record), "accelerator_minutes": record.accelerator_minutes / 4})
+    if forgery.startswith("times / "):
+        divisor = int(forgery.rsplit(" ", 1)[1])
+        return Record(**{**asdict(record), "accelerator_minutes": record.accelerator_minutes / divisor})
     if forgery == "accelerators / 8":
         return Record(**{**asdict(record), "accelerator_minutes": record.accelerator_minutes / 8})
     return Record(**{**asdict(record), "accelerator": weaker})

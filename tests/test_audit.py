@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from importlib import resources
 from pathlib import Path
@@ -145,7 +146,9 @@ def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
     assert found and all(f.severity.value == "info" and "upper bound" in f.message for f in found)
     assert hardware.match("NVIDIA A100-SXM4-80GB").low_precision_known  # Ampere: no FP8, BF16 is its best
     assert hardware.match("Intel Gaudi2").low_precision_known  # its FP8 peak is sourced
-    assert not hardware.match("NVIDIA Blackwell GPU (B200-SXM-180GB)").low_precision_known  # FP4, not sourced
+    b200 = hardware.match("NVIDIA Blackwell GPU (B200-SXM-180GB)")
+    assert b200.low_precision_known and b200.best_precision == "FP4"  # its FP4 peak is sourced
+    assert not dataclasses.replace(b200, fp4_tflops=None).low_precision_known  # FP4 without a peak
 
 
 @pytest.mark.sample

@@ -152,11 +152,39 @@ def test_each_floor_of_an_accelerator_gives_its_own_bound_and_the_loosest_is_hel
     assert envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (old,)) == []
 
 
-def test_an_fp4_accelerator_beyond_half_the_bound_is_a_warning(sample, tmp_path, host):
+@pytest.mark.parametrize("factor, severity", [(8, "warning"), (32, "error")])
+def test_an_fp4_accelerator_beyond_half_its_own_floor(sample, tmp_path, host, factor, severity):
+    """v5.0's B200 bert floor may have trained in FP8; a B200 in FP4 may be 2x faster (its FP4 peak
+    over its FP8): beyond half the bound by less than that is a warning, by more an error."""
     root, system = _copy(sample, tmp_path, FOLDERS["bert"])
-    _compress(root / FOLDERS["bert"], 8)
+    _compress(root / FOLDERS["bert"], factor)
     _edit_system(system, accelerator_model_name="NVIDIA Blackwell GPU (B200-SXM-180GB)")
     report = check(root, Config(select=RULES, ruleset="training-5.1.0"), host)
     found = [f for f in report.findings if f.rule in RULES]
-    assert found and all(f.rule == "AUD009" and f.severity.value == "warning" for f in found), found
-    assert all("has FP4, whose peak is not sourced" in f.message for f in found)
+    assert found and all(f.rule == "AUD009" and f.severity.value == severity for f in found), found
+    assert all("(v5.0) needed" in f.message and "x B200-SXM-180GB" in f.message for f in found)
+    if severity == "warning":
+        assert all("its FP4 peak is 2.00x its FP8 peak" in f.message for f in found)
+
+
+def test_an_accelerator_with_floors_of_its_own_is_held_to_them():
+    """Another accelerator's floor, scaled by a peak ratio, is looser than the accelerator's own
+    (an H200 result halved passed by the H100's floor x 1.43): the own floors alone hold it."""
+    h100 = envelope.Floor("4.0", "bert", 0.72, "H100-SXM5-80GB", 40.0, 8, 5.0, "A/results/s/bert", submitters=2)
+    h200 = envelope.Floor("4.1", "bert", 0.72, "H200-SXM5-141GB", 40.0, 8, 5.0, "B/results/s/bert", submitters=2)
+    accelerator = envelope.hardware.match("NVIDIA H200-SXM5-141GB")
+    found = envelope.Measure(20.0, 2.5, 8, accelerator)
+    (bound,) = envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (h100, h200))
+    assert bound.floor is h200 and bound.accelerator_minutes == pytest.approx(40.0 / (1.52 * 1.1))
+    (bound,) = envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (h100,))  # no own floor
+    assert bound.floor is h100 and bound.ratio == pytest.approx(4.8 / 3.35)
+
+
+def test_an_fp4_accelerator_without_a_floor_of_its_own_is_scaled_by_its_fp4_peak():
+    h100 = envelope.Floor("4.1", "bert", 0.72, "H100-SXM5-80GB", 40.0, 8, 5.0, "A/results/s/bert", submitters=2)
+    b200 = envelope.hardware.match("NVIDIA Blackwell GPU (B200-SXM-180GB)")
+    found = envelope.Measure(5.0, 0.625, 8, b200)
+    (bound,) = envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (h100,))
+    assert bound.ratio == pytest.approx(9000 / 1978.9) and "FP4 peak over the FP8 peak" in bound.describe()
+    (wide,) = envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (h100,), envelope.hardware.WIDE)
+    assert wide.ratio == pytest.approx(8.0 / 3.35) and "memory bandwidth ratio" in wide.describe()

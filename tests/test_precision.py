@@ -48,3 +48,30 @@ def test_google_v5p_gpt3_is_held_to_the_int8_peak_its_script_switches_on(tmp_pat
     report = check(root, Config(select=("AUD003",)), PluginHost())
     (finding,) = [f for f in report.findings if "v5p-1024" in (f.path or "")]
     assert "INT8 peak 918 TFLOP/s (v5p-1024.sh sets quantization=int8)" in finding.message
+
+
+def _v51_with_code() -> Path | None:
+    folder = published_rounds().get("5.1")
+    return folder if folder is not None and (folder / "NVIDIA" / "benchmarks").is_dir() else None
+
+
+@pytest.mark.skipif(_v51_with_code() is None, reason="the v5.1 round with its code is not under $MLPERF_AUDIT_ROUNDS")
+def test_nvidia_v51_gb300_llama31_405b_is_held_to_the_fp4_peak_its_config_switches_on(tmp_path):
+    """NVIDIA's v5.1 NVFP4 recipe (config_common_fp4.sh sets FP4=True) on GB300: the utilisation is
+    of the FP4 peak, and the report says so; llama2_70b_lora's configuration switches FP8 on."""
+    from mlperf_audit.api import score
+
+    system = "theia_ngpu512_ngc25.09_nemo"
+    root = tmp_path / "round" / "NVIDIA"
+    shutil.copytree(_v51_with_code() / "NVIDIA" / "systems", root / "systems")
+    for benchmark in ("llama31_405b", "llama2_70b_lora"):
+        shutil.copytree(
+            _v51_with_code() / "NVIDIA" / "results" / system / benchmark, root / "results" / system / benchmark
+        )
+        shutil.copytree(_v51_with_code() / "NVIDIA" / "benchmarks" / benchmark, root / "benchmarks" / benchmark)
+    scores = {
+        s.benchmark: s for s in score(root.parent, Config(ruleset="training-5.1.0", cache_dir=None), PluginHost())
+    }
+    value, peak = scores["llama31_405b"].peak_utilisation
+    assert peak == "GB300 (Blackwell Ultra GPU in GB300, 1400W)'s FP4 peak" and 0.1 < value < 0.5
+    assert scores["llama2_70b_lora"].peak_utilisation[1].endswith("'s FP8 peak")

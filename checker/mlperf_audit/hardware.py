@@ -59,34 +59,47 @@ class Accelerator:
     tdp_w: float | None
     sources: dict[str, str]
     fp8_supported: bool | None = None  # False: the architecture has no FP8 (Ampere), so BF16 is its best training peak
-    #: True: the architecture has FP4 (Blackwell, CDNA 4), whose peak is not sourced here
+    #: True: the architecture has FP4 (Blackwell, CDNA 4); its peak is `fp4_tflops` where sourced
     fp4_supported: bool | None = None
+    fp6_tflops: float | None = None
+    fp4_tflops: float | None = None
 
     @property
     def low_precision_known(self) -> bool:
         """Whether the best peak is the accelerator's best: an FP8 or INT8 peak is sourced (or it has
-        no FP8) and it has no FP4 whose peak is missing. Without, the best peak may be understated
-        (Gaudi2 trained gpt3 in FP8 in v4.0; Blackwell can train in NVFP4)."""
-        if self.fp4_supported:
+        no FP8) and, where it has FP4, the FP4 peak is sourced. Without, the best peak may be
+        understated (Gaudi2 trained gpt3 in FP8 in v4.0; Blackwell trains in NVFP4 in v5.1)."""
+        if self.fp4_supported and self.fp4_tflops is None:
             return False
         return self.fp8_tflops is not None or self.int8_tops is not None or self.fp8_supported is False
 
     def peak(self, precision: str) -> float | None:
-        """The dense peak of "BF16", "FP8" or "INT8" (TFLOP/s or TOP/s), None when not sourced."""
-        return {"BF16": self.bf16_tflops, "FP8": self.fp8_tflops, "INT8": self.int8_tops}.get(precision.upper())
+        """The dense peak of "BF16", "FP8", "INT8", "FP6" or "FP4" (TFLOP/s or TOP/s), None when not sourced."""
+        return dict(zip(PRECISIONS, self._peaks())).get(precision.upper())
+
+    def _peaks(self) -> tuple[float | None, ...]:
+        return (self.bf16_tflops, self.fp8_tflops, self.int8_tops, self.fp6_tflops, self.fp4_tflops)
 
     @property
     def best_precision(self) -> str | None:
-        """The precision of `best_peak_tflops` (the lower one when two are equal, as TPU v5p's BF16 and FP8)."""
+        """The precision of `best_peak_tflops` (the wider one when two are equal, as TPU v5p's BF16
+        and FP8, or Blackwell's FP8 and FP6)."""
         best = self.best_peak_tflops
-        return next((p for p in ("BF16", "FP8", "INT8") if best is not None and self.peak(p) == best), None)
+        return next((p for p in PRECISIONS if best is not None and self.peak(p) == best), None)
 
     @property
     def best_peak_tflops(self) -> float | None:
-        """The highest dense peak of BF16, FP8 and INT8: the logs do not say which a run used (Google's
-        v5p gpt3 trains with INT8 matmuls, whose peak is twice its BF16 and FP8 peak)."""
-        peaks = [p for p in (self.bf16_tflops, self.fp8_tflops, self.int8_tops) if p is not None]
+        """The highest dense peak of BF16, FP8, INT8, FP6 and FP4: the logs do not say which a run
+        used (Google's v5p gpt3 trains with INT8 matmuls, whose peak is twice its BF16 and FP8 peak;
+        NVIDIA's v5.1 llama31_405b trains in NVFP4)."""
+        peaks = [p for p in self._peaks() if p is not None]
         return max(peaks) if peaks else None
+
+
+#: The precisions of the hardware reference, widest first; `WIDE`, those every generation since
+#: Hopper trains in (FP6 and FP4 are Blackwell's and CDNA 4's).
+PRECISIONS = ("BF16", "FP8", "INT8", "FP6", "FP4")
+WIDE = ("BF16", "FP8", "INT8")
 
 
 @dataclass(frozen=True)
@@ -247,55 +260,39 @@ def _normal(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-_FAMILIES = [
-    "gb200",
-    "b200",
-    "gh200",  # before h200, which its name contains: a Grace Hopper is not in the reference
-    "h200",
-    "h100",
-    "a100",
-    "a10g",
-    "a30",
-    "l40s",
-    "l40",
-    "l4",
-    "rtxa5000",
-    "4090",
-    "7900xtx",
-    "mi355x",
-    "mi350x",
-    "mi325x",
-    "mi300x",
-    "gaudi2",
-    "gaudi2ai",
-    "v5e",
-    "v5p",
-    "trillium",
-    "v6e",
-]
-_VARIANTS = ["pcie", "nvl", "sxm"]
-#: The maker of each family: a configuration for another maker's accelerator cannot be the one that ran.
-_MAKERS = {
-    "mi": "amd",
-    "7900xtx": "amd",
-    "gaudi": "intel",
-    "v5e": "google",
-    "v5p": "google",
-    "trillium": "google",
-    "v6e": "google",
-}
+@dataclass(frozen=True)
+class Family:
+    """An accelerator family as free text names it (a system description, a platform, a
+    configuration's file name): its `spellings` are matched on the text's letters and digits."""
+
+    name: str
+    maker: str
+    spellings: tuple[str, ...]
+
+
+@cache
+def _data() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.files("mlperf_audit").joinpath("data/accelerators.json").read_text())
+    return data
+
+
+@cache
+def families() -> tuple[Family, ...]:
+    """Every family of `data/accelerators.json`, in its order: a family one of whose spellings
+    contains another's (GB200 and B200, L40S and L40) comes first."""
+    return tuple(
+        Family(entry["family"], entry["maker"], tuple(_normal(s) for s in entry["spellings"]))
+        for entry in _data()["families"]
+    )
 
 
 def maker_of(family: str | None) -> str | None:
-    """Who makes an accelerator family: "nvidia", "amd", "intel" or "google" (None when unknown)."""
-    if family is None:
-        return None
-    return next((maker for prefix, maker in _MAKERS.items() if family.startswith(prefix)), "nvidia")
+    """Who makes an accelerator family: "nvidia", "amd", "intel", "google", ... (None when unknown)."""
+    return next((f.maker for f in families() if f.name == family), None)
 
 
 @cache
 def table() -> tuple[Accelerator, ...]:
-    data = json.loads(resources.files("mlperf_audit").joinpath("data/accelerators.json").read_text())
     return tuple(
         Accelerator(
             model=entry["model"],
@@ -310,17 +307,21 @@ def table() -> tuple[Accelerator, ...]:
             sources=dict(entry.get("sources") or {}),
             fp8_supported=entry.get("fp8_supported"),
             fp4_supported=entry.get("fp4_supported"),
+            fp6_tflops=entry.get("peak_dense_fp6_tflops"),
+            fp4_tflops=entry.get("peak_dense_fp4_tflops"),
         )
-        for entry in data["accelerators"]
+        for entry in _data()["accelerators"]
     )
 
 
+#: A capacity or a power written after a number ("80GB", "(300W)", "96 GiB"): dropped before a
+#: family is looked for, or "A100-PCIE-80GB (300W)" would read as GB300.
+_QUANTITY = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?\s*(?:[gmt]i?b|g|w)(?![a-z0-9])", re.IGNORECASE)
+
+
 def _family(text: str) -> str | None:
-    normal = _normal(text)
-    for family in _FAMILIES:
-        if family in normal:
-            return "gaudi2" if family == "gaudi2ai" else ("trillium" if family == "v6e" else family)
-    return None
+    normal = _normal(_QUANTITY.sub(" ", text))
+    return next((f.name for f in families() if any(s in normal for s in f.spellings)), None)
 
 
 def match(name: Any) -> Accelerator | None:
@@ -341,7 +342,7 @@ def _match(name: str) -> Accelerator | None:
     if family is None:
         return None
     candidates = [a for a in table() if any(_family(n) == family for n in a.names + (a.model,))]
-    variant = next((v for v in _VARIANTS if v in normal), None)
+    variant = next((v for v in _data()["variants"] if v in normal), None)
     if variant is not None:
         narrowed = [a for a in candidates if any(variant in _normal(n) for n in a.names + (a.model,))]
         candidates = narrowed or candidates
@@ -393,25 +394,30 @@ SOFTWARE_ACROSS_ROUNDS = 1.3
 MEASUREMENT_MARGIN = 1.10
 
 
-def speedup_ratio(accelerator: Accelerator, other: Accelerator) -> tuple[float, str] | None:
+def speedup_ratio(
+    accelerator: Accelerator, other: Accelerator, precisions: tuple[str, ...] = PRECISIONS
+) -> tuple[float, str] | None:
     """How much faster `accelerator` can be than `other`: the largest of the ratios of the peaks
-    both have (like for like: BF16 with BF16, FP8 with FP8; an H100's FP8 peak is 6.3x an A100's
-    BF16, its BF16 peak 3.2x, and a run in BF16 gains the latter) and of the memory bandwidths (a
-    benchmark may be bound by either); with the reasoning. None when not known: an accelerator
-    with FP4 whose FP4 peak is not sourced is compared with itself only (GB300 trained
-    llama31_405b 1.6x faster per GPU than GB200 had a round before)."""
+    both have (like for like: BF16 with BF16, FP8 with FP8, FP4 with FP4; an H100's FP8 peak is
+    6.3x an A100's BF16, its BF16 peak 3.2x, and a run in BF16 gains the latter) and of the memory
+    bandwidths (a benchmark may be bound by either); where `accelerator` has an FP4 peak and
+    `other` none, also its FP4 peak over the best `other` offers (a result may train in FP4 what
+    the other trained in FP8 at best, as NVIDIA's v5.1 llama31_405b did). With the reasoning.
+    None when not known: an accelerator with FP4 whose FP4 peak is not sourced is compared with
+    itself only. `precisions` limits the peaks compared (`WIDE`: as if neither trained in FP6 or FP4)."""
     if other.model == accelerator.model:
         return 1.0, "the same accelerator"
-    if accelerator.fp4_supported:
+    if accelerator.fp4_supported and accelerator.fp4_tflops is None and "FP4" in precisions:
         return None
     ratios = []
-    for mine, theirs, name in (
-        (accelerator.bf16_tflops, other.bf16_tflops, "BF16 peak"),
-        (accelerator.fp8_tflops, other.fp8_tflops, "FP8 peak"),
-        (accelerator.int8_tops, other.int8_tops, "INT8 peak"),
-    ):
+    for precision in precisions:
+        mine, theirs = accelerator.peak(precision), other.peak(precision)
         if mine and theirs:
-            ratios.append((mine / theirs, name))
+            ratios.append((mine / theirs, f"{precision} peak"))
+    if "FP4" in precisions and accelerator.fp4_tflops and not other.fp4_tflops and other.best_peak_tflops:
+        ratios.append(
+            (accelerator.fp4_tflops / other.best_peak_tflops, f"FP4 peak over the {other.best_precision} peak")
+        )
     if not ratios and accelerator.best_peak_tflops and other.best_peak_tflops:
         ratios.append((accelerator.best_peak_tflops / other.best_peak_tflops, "best dense peak"))
     if accelerator.hbm_tbs and other.hbm_tbs:
@@ -431,7 +437,11 @@ def speedup_bound(new_name: Any, old_name: Any, software: float) -> tuple[float 
         return None, "an accelerator is not in the hardware reference"
     found = speedup_ratio(a, b)
     if found is None:
-        why = "its FP4 peak is not sourced" if a.fp4_supported else "no peak or bandwidth figures for both"
+        why = (
+            "its FP4 peak is not sourced"
+            if a.fp4_supported and a.fp4_tflops is None
+            else "no peak or bandwidth figures for both"
+        )
         return None, f"{a.model} over {b.model}: {why}"
     ratio, reason = found
     bound = ratio * software * MEASUREMENT_MARGIN

@@ -536,12 +536,16 @@ class BeyondEnvelope(Rule):
     the rounds published before its own (`mlperf_audit_rules.support.envelope`): for every
     accelerator on which at least two submitters published the benchmark at the same quality
     target, its fewest accelerator-minutes, scaled by how much faster the result's accelerator
-    can be (the largest of the BF16, FP8, INT8 and memory-bandwidth ratios) and by an allowance of
-    1.52x software progress per round and 1.1x noise (the largest honest step below the same
-    accelerator's floor a round later is 1.67x: 1.52 x 1.1); floors of the two rounds before the result's
-    count (older ones would only loosen the bound). The loosest of these
-    bounds is the one held: a result below it needed less accelerator time than the most
-    efficient published use of any hardware, scaled, allows.
+    can be (the largest of the BF16, FP8, INT8, FP6, FP4 and memory-bandwidth ratios, and of its
+    FP4 peak over the best peak of an accelerator without FP4) and by an allowance of 1.52x
+    software progress per round and 1.1x noise (the largest honest step below the same
+    accelerator's floor a round later is 1.67x: 1.52 x 1.1); floors of the two rounds before the
+    result's count (older ones would only loosen the bound). Where the result's accelerator has
+    such floors of its own, they alone hold it (another's, scaled by peak ratios no real result
+    reaches, would always be looser); else the loosest of the other accelerators' bounds is the
+    one held: a result below it needed less accelerator time than the most efficient published
+    use of any hardware, scaled, allows. The finding names the floor and the precisions whose
+    peaks scaled it.
 
     Why it matters: compressed timestamps, an understated accelerator count and a weaker
     accelerator named in the system description all make a result cheaper than the hardware can
@@ -583,8 +587,11 @@ class BeyondHardware(Rule):
     Example: gpt3 on "256 x H100" in a time that 2,048 of them needed: 8x fewer accelerators
     claimed.
 
-    On an accelerator with FP4 whose FP4 peak is not in the hardware reference (Blackwell,
-    CDNA 4), a switch from FP8 to FP4 alone could double the speed: the finding is a warning.
+    An accelerator with FP4 (Blackwell, CDNA 4) is scaled by its FP4 peak against the best peak
+    of another floor's accelerator, so a switch from FP8 to FP4 is within that bound; a floor on
+    the same accelerator may have trained in FP8, so beyond it by less than 2x its FP4 over FP8
+    peak (2x on B200, 3.1x on B300) is a warning, as is any where its FP4 peak is not in the
+    hardware reference.
 
     How to fix: correct the system description (accelerator count and model) or the logs.
     """
@@ -597,16 +604,75 @@ class BeyondHardware(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         verdict = envelope_verdict(result, context)
-        if verdict is not None and verdict.factor > HARDWARE_FACTOR:
-            if verdict.measure.accelerator.fp4_supported:  # a switch to FP4 alone may double the speed
-                yield self.finding(
-                    f"{verdict.describe()}; {verdict.measure.accelerator.model} has FP4, whose peak is not sourced, "
-                    "so this is a warning",
-                    path=result.path,
-                    severity=Severity.WARNING,
-                )
-            else:
-                yield self.finding(verdict.describe(), path=result.path)
+        if verdict is None or verdict.factor <= HARDWARE_FACTOR:
+            return
+        accelerator, headroom = verdict.measure.accelerator, verdict.bound.headroom
+        if accelerator.fp4_supported and accelerator.fp4_tflops is None:  # FP4 alone may double the speed
+            yield self.finding(
+                f"{verdict.describe()}; {accelerator.model} has FP4, whose peak is not sourced, so this is a warning",
+                path=result.path,
+                severity=Severity.WARNING,
+            )
+        elif verdict.factor <= HARDWARE_FACTOR * headroom:
+            yield self.finding(
+                f"{verdict.describe()}; the floor is on the same accelerator and may have trained in FP8, and its "
+                f"FP4 peak is {headroom:.2f}x its FP8 peak: FP4 alone could gain that much, so this is a warning",
+                path=result.path,
+                severity=Severity.WARNING,
+            )
+        else:
+            yield self.finding(verdict.describe(), path=result.path)
+
+
+class BeyondEnvelopeWithoutFp4(Rule):
+    """A result is within the published envelope only if it trained in FP4, and its configuration
+    does not show FP4.
+
+    What it checks: on an accelerator with an FP4 peak (Blackwell, CDNA 4), a closed result that
+    AUD008 passes, against the same envelope with the hardware ratio limited to BF16, FP8, INT8
+    and memory bandwidth (as if the result trained as the floor's accelerator could: another
+    accelerator's floor is otherwise scaled by the FP4 peak, 4.5x an H100's FP8 for a B200);
+    beyond that bound, the result is plausible only in FP4, and the launch configuration traced
+    with certainty must switch FP4 on (`FP4=True`, NVIDIA's v5.1 NVFP4 recipes).
+
+    Why it matters: FP4 peaks make the envelope loose for the newest accelerators; a result that
+    needs that looseness without training in FP4 is a forgery's way through: times compressed
+    2x, a stronger accelerator's runs described as a B200's.
+
+    Example: a B200 bert result at 0.6x the accelerator-minutes that the best H200 result of the
+    round before, scaled by their FP8 peak ratio (2.27) and the allowance, allows; no
+    configuration says FP4.
+
+    How to fix: if the runs trained in FP4, publish the configuration that switches it on; else
+    check the logs' times and the system description's accelerator count and model.
+    """
+
+    code = "AUD012"
+    name = "envelope-needs-fp4"
+    summary = "A result is within the envelope only in FP4, and its configuration does not show FP4."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        full = envelope_verdict(result, context)
+        if full is None or full.factor > 1.0 or not full.measure.accelerator.fp4_tflops:
+            return  # beyond the envelope even in FP4: AUD008 and AUD009 say so
+        wide = envelope_verdict(result, context, hardware.WIDE)
+        if wide is None or wide.factor <= 1.0:
+            return
+        evidence = precision.evident(result, context)
+        if evidence is not None and evidence.precision == "FP4":
+            return
+        shown = (
+            f"the launch configuration switches {evidence.precision} on ({evidence.why}), not FP4"
+            if evidence is not None
+            else "no launch configuration traced with certainty shows it"
+        )
+        yield self.finding(
+            f"{wide.describe()}, with the hardware ratio of BF16, FP8, INT8 and memory bandwidth; within the "
+            f"envelope only if the runs trained in FP4 ({full.bound.basis}), and {shown}",
+            path=result.path,
+        )
 
 
 class EquivalentHardwareDeviation(Rule):
@@ -752,6 +818,7 @@ RULES: list[type[Rule]] = [
     BeyondHardware,
     StateExceedsMemory,
     EquivalentHardwareDeviation,
+    BeyondEnvelopeWithoutFp4,
 ]
 
 

@@ -455,9 +455,12 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     )
 
 
-def envelope_verdict(result: BenchmarkResult, context: CheckContext) -> envelope.Verdict | None:
+def envelope_verdict(
+    result: BenchmarkResult, context: CheckContext, precisions: tuple[str, ...] = hardware.PRECISIONS
+) -> envelope.Verdict | None:
     """`result` against the envelope of the rounds before the checked one, computed once per result
-    and shared by AUD008, AUD009 and the score's `envelope`."""
+    and shared by AUD008, AUD009 and the score's `envelope` (AUD012 asks for it without FP6 and
+    FP4: `hardware.WIDE`)."""
 
     def compute() -> envelope.Verdict | None:
         version = context.ruleset.split("-", 1)[1]
@@ -468,9 +471,10 @@ def envelope_verdict(result: BenchmarkResult, context: CheckContext) -> envelope
             [w.minutes for w in run_work(result, version)],
             version,
             target[0] if target else None,
+            precisions,
         )
 
-    return context.memo(result, "envelope.verdict", compute)
+    return context.memo(result, "envelope.verdict" + ("" if precisions == hardware.PRECISIONS else ".wide"), compute)
 
 
 def _envelope(result: BenchmarkResult, context: CheckContext) -> tuple[float, str] | None:

@@ -549,6 +549,10 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
                     "work_per_accelerator_minute": rate,
                     "relative_to_peers": relative,
                     "utilisation": utilisation,
+                    # the precision of the peak it is measured against (FP4 on Blackwell: half of FP8's share)
+                    "utilisation_precision": accelerator.best_precision
+                    if utilisation is not None and accelerator
+                    else None,
                     "envelope": s.envelope[0] if s.envelope is not None else None,
                     "stands_out": flags,
                 }
@@ -607,7 +611,8 @@ def render_text(
         wrapped(
             "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; "
             "vs peers = against the median of the "
-            "other results on the same accelerator; envelope = the published envelope's bound over the result's "
+            "other results on the same accelerator; utilisation = of the best dense peak the accelerator offers, in "
+            "the precision named; envelope = the published envelope's bound over the result's "
             "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
             screen,
         ),
@@ -622,7 +627,8 @@ def render_text(
                     _fmt(p["score_minutes"], ".3f"),
                     _fmt(p["work_per_accelerator_minute"], ",.6g"),
                     _fmt(p["relative_to_peers"], ".2f"),
-                    _fmt(p["utilisation"], ".0%"),
+                    _fmt(p["utilisation"], ".0%")
+                    + (f" {p['utilisation_precision']}" if p["utilisation_precision"] else ""),
                     _fmt(p["envelope"], ".2f"),
                     _shown(", ".join(p["stands_out"]) or "-"),
                 ]

@@ -157,6 +157,10 @@ class Bound:
     ratio: float  # how much faster the result's accelerator is than the floor's (1 on the same one)
     basis: str
     gap: int
+    #: How much faster a precision the floor may not have used makes the result's accelerator: its
+    #: FP4 peak over its FP8 peak where the floor is on the same accelerator with FP4 (the floor
+    #: may have trained in FP8); 1 otherwise (another accelerator's floor is scaled by the FP4 peak).
+    headroom: float = 1.0
 
     def describe(self) -> str:
         same = self.ratio == 1.0
@@ -170,11 +174,22 @@ class Bound:
         )
 
 
-def hardware_ratio(accelerator: hardware.Accelerator, other_model: str) -> tuple[float, str] | None:
+def precision_headroom(accelerator: hardware.Accelerator) -> float:
+    """An accelerator's best peak over its best peak without FP6 and FP4 (B200: FP4 9,000 over FP8
+    4,500 = 2; B300: 14,000 over 4,500 = 3.1): how much a switch to FP4 alone may gain; 1 without
+    an FP4 or FP6 peak."""
+    best = accelerator.best_peak_tflops
+    wide = [p for p in (accelerator.bf16_tflops, accelerator.fp8_tflops, accelerator.int8_tops) if p]
+    return best / max(wide) if best and wide else 1.0
+
+
+def hardware_ratio(
+    accelerator: hardware.Accelerator, other_model: str, precisions: tuple[str, ...] = hardware.PRECISIONS
+) -> tuple[float, str] | None:
     """How much faster `accelerator` can be than the reference entry `other_model`
     (`hardware.speedup_ratio`)."""
     other = next((a for a in hardware.table() if a.model == other_model), None)
-    return hardware.speedup_ratio(accelerator, other) if other is not None else None
+    return hardware.speedup_ratio(accelerator, other, precisions) if other is not None else None
 
 
 def bounds(
@@ -184,22 +199,36 @@ def bounds(
     target: float | None,
     published: list[str],
     entries: tuple[Floor, ...] | None = None,
+    precisions: tuple[str, ...] = hardware.PRECISIONS,
 ) -> list[Bound]:
     """For each accelerator with a floor in an earlier round: the fewest accelerator-minutes the
     result's accelerator could need, given that floor, the hardware ratio and the allowance; the
     loosest first. A floor is what one submitter reached, not what the hardware allows: an
     accelerator run with little effort has a high floor, which would bound others too tightly. The
     loosest bound comes from the most efficient use of hardware ever published, and is the one to
-    hold a result to."""
+    hold a result to.
+
+    Where the accelerator has a recent mature floor of its own, that floor alone holds it: another
+    accelerator's is scaled by peak ratios that real results never reach (an H200 by the H100's
+    memory bandwidth ratio, 1.43x; a B200 by its FP4 peak over an H100's FP8 peak, 4.5x), so it is
+    always the looser and would hide a result compressed 2x. The same accelerator's floor a round
+    before was never beaten by more than the allowance (`bench/envelope.py --check`).
+    `precisions` limits the peaks the hardware ratio compares (AUD012: as if FP4 were not used)."""
     loosest: dict[str, Bound] = {}  # per accelerator, from each of its recent mature floors
-    for floor in earlier(version, benchmark, target, entries):
-        if floor.submitters < MATURE:
-            continue
+    recent = [
+        floor
+        for floor in earlier(version, benchmark, target, entries)
+        if floor.submitters >= MATURE and rounds_between(floor.round, version, published) <= RECENT_ROUNDS
+    ]
+    own = [floor for floor in recent if floor.accelerator == found.accelerator.model]
+    for floor in own or recent:
         gap = rounds_between(floor.round, version, published)
-        ratio = hardware_ratio(found.accelerator, floor.accelerator)
-        if gap > RECENT_ROUNDS or ratio is None:
+        ratio = hardware_ratio(found.accelerator, floor.accelerator, precisions)
+        if ratio is None:
             continue
-        bound = Bound(floor.accelerator_minutes / ratio[0] / allowance(gap), floor, ratio[0], ratio[1], gap)
+        same = floor.accelerator == found.accelerator.model
+        headroom = precision_headroom(found.accelerator) if same and "FP4" in precisions else 1.0
+        bound = Bound(floor.accelerator_minutes / ratio[0] / allowance(gap), floor, ratio[0], ratio[1], gap, headroom)
         held = loosest.get(floor.accelerator)
         if held is None or bound.accelerator_minutes < held.accelerator_minutes:
             loosest[floor.accelerator] = bound
@@ -232,12 +261,13 @@ def verdict(
     minutes: list[float],
     version: str,
     target: float | None,
+    precisions: tuple[str, ...] = hardware.PRECISIONS,
 ) -> Verdict | None:
     """`result` (its converged runs' `minutes`) against the envelope of the rounds before `version`."""
     found = measure(result, description, minutes)
     if found is None:
         return None
-    held = bounds(found, version, result.benchmark, target, rounds())
+    held = bounds(found, version, result.benchmark, target, rounds(), precisions=precisions)
     if not held:
         return None
     factor = held[0].accelerator_minutes / found.accelerator_minutes

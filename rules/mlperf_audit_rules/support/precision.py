@@ -2,7 +2,8 @@
 
 The logs and the system description do not say which precision a run's matrix products used; the
 implementation's configuration often does: MaxText's `quantization=int8` (Google's TPU v5p gpt3
-launch scripts), NeMo's and Transformer Engine's `FP8=True`, `FP8_HYBRID=True`, `--fp8`. Utilisation
+launch scripts), NeMo's and Transformer Engine's `FP8=True`, `FP8_HYBRID=True`, `--fp8`, and
+`FP4=True` (NVIDIA's v5.1 NVFP4 recipes). Utilisation
 (AUD002, AUD003) is measured against the peak of that precision when the result is traced to its
 configuration with certainty, else against the best peak the accelerator offers, and says which.
 """
@@ -22,11 +23,14 @@ _TRUTHY = {"1", "true", "yes", "on"}
 _SWITCHES = {
     "FP8": ("FP8", "USE_FP8", "ENABLE_FP8", "FP8_ENABLED", "FP8_TRAINING"),
     "INT8": ("INT8", "USE_INT8", "ENABLE_INT8", "INT8_TRAINING"),
+    # NVIDIA's v5.1 llama31_405b NVFP4 configurations: config_common_fp4.sh sets FP4=True
+    "FP4": ("FP4", "USE_FP4", "ENABLE_FP4", "FP4_ENABLED", "FP4_TRAINING"),
 }
 #: Active text that switches a lower precision on: MaxText's `quantization=int8`, a `--fp8` flag.
 _TEXT = {
     "INT8": re.compile(r"\bquantization\s*[=:]\s*['\"]?int8\b|--int8\b|\bint8_training\s*[=:]\s*(?:1|true)\b", re.I),
     "FP8": re.compile(r"(?<![\w-])--fp8\b(?![-_])|\bfp8\s*[=:]\s*['\"]?(?:1|true)\b", re.I),
+    "FP4": re.compile(r"(?<![\w-])--fp4\b(?![-_])|\bfp4\s*[=:]\s*['\"]?(?:1|true)\b", re.I),
 }
 #: A shell comment: `#` at the start or after a blank, outside quotes (approximately: enough to
 #: drop `x=1  # --fp8`).
@@ -35,14 +39,14 @@ _COMMENT = re.compile(r"(^|\s)#.*$")
 
 @dataclass(frozen=True)
 class Evidence:
-    precision: str  # "INT8", "FP8"
+    precision: str  # "FP4", "INT8", "FP8"
     why: str  # where the configuration says so
 
 
 def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
     """What the result's launch configuration, traced with certainty, says about its precision.
-    Where it names several (an `FP8` switch and `quantization=int8`), the one with the higher peak
-    is kept by `peak_for`'s caller: here, INT8 before FP8."""
+    Where it names several (an `FP8` switch and `quantization=int8`; NVIDIA's NVFP4 recipes set
+    `FP4=True` beside `FP8=True`), the one with the higher peak is kept: FP4, then INT8, then FP8."""
     submission = sources.submission_of(result.folder, context)
     if submission is None or not submission.source_dirs:
         return None
@@ -52,7 +56,7 @@ def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
     name = trace.config.entry.path.rsplit("/", 1)[-1]
     text = sources.read_text(trace.config.entry) or ""
     active = "\n".join(_COMMENT.sub("", line) for line in text.splitlines())
-    for precision in ("INT8", "FP8"):
+    for precision in ("FP4", "INT8", "FP8"):
         for variable in _SWITCHES[precision]:
             assignment = trace.config.variables.get(variable)
             if assignment is not None and assignment.value.strip("'\"").lower() in _TRUTHY:
