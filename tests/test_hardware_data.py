@@ -1,6 +1,6 @@
 """The hardware reference as data: families, makers and spellings (`data/accelerators.json`), the
-FP4 and FP6 peaks; and what they let the rules see on the published rounds (FOR006 on v5.1's
-Blackwell Ultra systems)."""
+FP4 and FP6 peaks, the memory capacities; and what they let the rules see on the published rounds
+(FOR006 on v5.1's Blackwell Ultra systems, SYS006 and SYS007 on the descriptions of every round)."""
 
 from __future__ import annotations
 
@@ -93,6 +93,32 @@ def test_speedups_are_scaled_by_the_precision_the_result_could_use():
     assert ratio == pytest.approx(1978.9 / 4500)  # its FP8 peak ratio, the largest like for like
 
 
+@pytest.mark.parametrize(
+    "written, nominal, agree",
+    [
+        ("80 GB", 80, True),
+        ("81559 MiB", 80, True),  # nvidia-smi's H100
+        ("275040 MiB", 270, True),  # B300: 288e9 bytes, 268.6 GiB
+        ("284208 MiB", 279, True),  # GB300
+        ("22.056640625 GB", 24, True),  # an A10G's usable memory
+        ("46068 MiB", 48, True),  # L40S
+        ("143771 MiB", 186, False),  # an H200's, for a GB200
+        ("143771 MiB", 180, False),  # ... for a B200
+        ("96000 MiB", 141, False),  # an RTX PRO 6000's, for an H200 NVL
+        ("40 GB", 80, False),
+    ],
+)
+def test_capacities(written, nominal, agree):
+    assert hardware.capacities_agree(hardware.capacity_bytes(written), nominal) is agree
+
+
+@pytest.mark.parametrize(
+    "text", ["", "N/A", "2x 24 GB", "80 parsecs", "1e400 GB", None, True, [80], {"GB": 80}, "0 GB"]
+)
+def test_what_is_not_one_capacity(text):
+    assert hardware.capacity_bytes(text) is None
+
+
 def _descriptions() -> list[Path]:
     return sorted(p for folder in ROUNDS.values() for p in folder.glob("*/systems/*.json"))
 
@@ -146,3 +172,34 @@ def test_a_b200_platform_planted_in_a_b300_run_is_seen(tmp_path):
     log.write_text(re.sub(r"1xXE9780x8B300-SXM-270GB", "1xXE9680Lx8B200-SXM-180GB", log.read_text()))
     (finding,) = _findings(root, ("FOR006",), "training-5.1.0")
     assert finding.path.endswith(log.name) and "names b200" in finding.message
+
+
+@pytest.mark.skipif(not ROUNDS, reason="no published round under $MLPERF_AUDIT_ROUNDS")
+def test_memory_contradictions_on_the_published_descriptions(tmp_path):
+    """Every description of every round: only those that contradict their accelerator are found
+    (Oracle's v5.0 B200 and GB200 with an H200's 143771 MiB, Dell's v1.1 A100-PCIE-80GB with
+    40 GB, Dell's v5.1 H200 NVL with 96000 MiB); the variants and units of the others stay quiet."""
+    found: dict[str, set[str]] = {"SYS006": set(), "SYS007": set()}
+    for round_name, folder in ROUNDS.items():
+        root = tmp_path / round_name
+        for systems in folder.glob("*/systems"):
+            shutil.copytree(systems, root / systems.parent.name / "systems")
+        for finding in _findings(root, tuple(found), "auto"):
+            found[finding.rule].add(f"v{round_name}/{finding.path}")
+    expected_sys006 = {
+        f"v5.0/Oracle/systems/{n}.json" for n in ("1xBM.GPU.GB200.4", "2xBM.GPU.GB200.4", "18xBM.GPU.GB200.4")
+    }
+    expected_sys007 = {f"v5.0/Oracle/systems/{n}.json" for n in ("1xBM.GPU.B200.8", "8xBM.GPU.B200.8")}
+    expected_sys007 |= {"v5.1/Dell/systems/1xXE7745x8H200-NVL-141GB.json"}
+    expected_sys007 |= {
+        f"v1.1/Dell/systems/{n}.json"
+        for n in (
+            "4xR750xax4A100-PCIE-80GB",
+            "8xR750xax4A100-PCIE-80GB",
+            "DSS8440x10A100-PCIE-80GB",
+            "DSS8440x8A100-PCIE-80GB",
+        )
+    }
+    present = {f"v{r}" for r in ROUNDS}
+    assert found["SYS006"] == {p for p in expected_sys006 if p.split("/")[0] in present}
+    assert found["SYS007"] == {p for p in expected_sys007 if p.split("/")[0] in present}

@@ -358,6 +358,58 @@ def family_of_text(text: Any) -> str | None:
     return _family(text) if isinstance(text, str) else None
 
 
+#: Bytes per unit of a written capacity: (as decimal, as binary). "GB" is ambiguous: vendors write
+#: 80 GB for 80 GiB (nvidia-smi's 81559 MiB for an H100 80GB) and 288 GB for 288e9 bytes (275040
+#: MiB for a B300), so a capacity is the range of both readings.
+_CAPACITY_UNITS = {
+    "tb": (1e12, 2.0**40),
+    "tib": (2.0**40, 2.0**40),
+    "gb": (1e9, 2.0**30),
+    "g": (1e9, 2.0**30),
+    "gib": (2.0**30, 2.0**30),
+    "mb": (1e6, 2.0**20),
+    "mib": (2.0**20, 2.0**20),
+}
+_CAPACITY = re.compile(r"\s*(\d{1,9}(?:\.\d{1,12})?)\s*([a-z]{1,3})?\s*(?:hbm\w{0,8}|gddr\w{0,8})?\s*", re.IGNORECASE)
+#: A capacity written in a model name: "A100-PCIE-80GB", "H200 NVL 141GB", "(B300-SXM-270GB)".
+_NAMED_CAPACITY = re.compile(r"(?<![0-9.])(\d{2,3})\s*gb(?![a-z0-9])", re.IGNORECASE)
+
+
+def capacity_bytes(text: Any) -> tuple[float, float] | None:
+    """The bytes a written memory capacity may mean ("80 GB", "143771 MiB", "288GB", "96 GiB",
+    80), as (least, most); None when it is not one capacity (empty, "N/A", "2x 24 GB")."""
+    if isinstance(text, bool) or not isinstance(text, (str, int, float)):
+        return None
+    found = _CAPACITY.fullmatch(str(text))
+    if found is None:
+        return None
+    units = _CAPACITY_UNITS.get((found.group(2) or "gb").lower())
+    value = float(found.group(1))
+    if units is None or not 0 < value < 1e12:
+        return None
+    return value * units[0], value * units[1]
+
+
+def named_capacity_gb(name: Any) -> float | None:
+    """The memory capacity an accelerator's model name writes ("NVIDIA A100-PCIE-80GB (300W)": 80), if one."""
+    if not isinstance(name, str):
+        return None
+    sizes = {int(m) for m in _NAMED_CAPACITY.findall(name)}
+    return float(sizes.pop()) if len(sizes) == 1 else None
+
+
+#: How far apart two capacities may be before they contradict each other: a GPU's usable memory
+#: is a few percent below its nominal (an A10G's 24 GB shows as 22.06 GiB; a GB300's 288 GB HBM
+#: as 279 GB usable).
+CAPACITY_TOLERANCE = 0.10
+
+
+def capacities_agree(written: tuple[float, float], nominal_gb: float) -> bool:
+    """Whether a written capacity (`capacity_bytes`) can be an accelerator's `nominal_gb` (GB or GiB)."""
+    low, high = nominal_gb * 1e9, nominal_gb * 2.0**30
+    return written[1] >= low * (1 - CAPACITY_TOLERANCE) and written[0] <= high * (1 + CAPACITY_TOLERANCE)
+
+
 #: Far more accelerators than any submitted system has: a count beyond this is not a count, and
 #: dividing a rate by a count of hundreds of digits overflows a float.
 MAX_ACCELERATORS = 10**7

@@ -17,6 +17,7 @@ from mlperf_audit import (
     Run,
     Severity,
     SystemDescription,
+    hardware,
     hookimpl,
 )
 from mlperf_audit_rules.support import schemas
@@ -355,7 +356,107 @@ def _counts_accelerators(name: str, count: int, description: SystemDescription) 
     return count == total and len(name) >= 2 and name in model
 
 
-RULES: list[type[Rule]] = [SystemJsonInvalid, SystemSchema, DivisionMismatch, SubmitterMismatch, NodeCountMismatch]
+def _capacity(system: SystemDescription) -> tuple[float, float] | None:
+    return hardware.capacity_bytes(system.get("accelerator_memory_capacity")) if system.data is not None else None
+
+
+def _written(system: SystemDescription) -> str:
+    return f"accelerator_memory_capacity {system.get('accelerator_memory_capacity')!r}"
+
+
+def _contradicts_name(system: SystemDescription, written: tuple[float, float]) -> bool:
+    """The capacity contradicts the one the model name writes (SYS007 says so, not SYS006)."""
+    named = hardware.named_capacity_gb(system.get("accelerator_model_name"))
+    return named is not None and not hardware.capacities_agree(written, named)
+
+
+class MemoryContradictsAccelerator(Rule):
+    """The memory a system description gives its accelerator is not that accelerator's.
+
+    What it checks: `accelerator_memory_capacity` against the capacity the hardware reference
+    gives the accelerator `accelerator_model_name` names (`data/accelerators.json`), read both as
+    GB and as GiB (vendors write either: nvidia-smi's 81559 MiB is an "80GB" H100) and 10% apart
+    at least (usable memory is a few percent below the nominal).
+
+    Why it matters: a capacity copied from another system's description (an H200's 143771 MiB in
+    a GB200's, which has 186 GB) says the description was not written for the hardware that ran,
+    and the memory every reader compares is wrong.
+
+    Vendors ship variants of one accelerator with other memory (H100 with 80, 94 or 96 GB), and a
+    new one may not be in the reference yet: this is a warning. A capacity that contradicts the
+    one the model name itself writes is SYS007's.
+
+    Example: `"accelerator_model_name": "NVIDIA Blackwell GPU (GB200)"` with
+    `"accelerator_memory_capacity": "143771 MiB"`.
+
+    How to fix: write the memory of the accelerator the runs used (nvidia-smi's or the
+    datasheet's); if the accelerator is a variant the reference lacks, report it.
+    """
+
+    code = "SYS006"
+    name = "memory-contradicts-accelerator"
+    summary = "The accelerator memory described is not that of the accelerator named."
+    severity = Severity.WARNING
+    scope = "system"
+
+    def check(self, system: SystemDescription, context: CheckContext) -> Iterable[Finding]:
+        written = _capacity(system)
+        accelerator = hardware.match(system.get("accelerator_model_name"))
+        if written is None or accelerator is None or not accelerator.hbm_gb or _contradicts_name(system, written):
+            return
+        if not hardware.capacities_agree(written, accelerator.hbm_gb):
+            yield self.finding(
+                f"{_written(system)} is not the {accelerator.hbm_gb:g} GB of a {accelerator.model}, the accelerator "
+                f"{system.get('accelerator_model_name')!r} names (read as GB or GiB, "
+                f"{hardware.CAPACITY_TOLERANCE:.0%} apart at least)",
+                path=system.path,
+                line=system.field_lines.get("accelerator_memory_capacity"),
+            )
+
+
+class MemoryContradictsName(Rule):
+    """The accelerator memory of a system description contradicts the capacity its model name writes.
+
+    What it checks: `accelerator_memory_capacity` against a capacity written in
+    `accelerator_model_name` itself ("NVIDIA A100-PCIE-80GB (300W)", "NVIDIA H200 NVL 141GB"),
+    read as GB or GiB and 10% apart at least.
+
+    Why it matters: the description contradicts itself; one of the two was copied from another
+    system, and readers cannot tell which hardware ran.
+
+    Example: `"accelerator_model_name": "NVIDIA H200 NVL 141GB"` with
+    `"accelerator_memory_capacity": "96000 MiB"` (an RTX PRO 6000's).
+
+    How to fix: correct the field that is not the hardware the runs used.
+    """
+
+    code = "SYS007"
+    name = "memory-contradicts-name"
+    summary = "The accelerator memory described contradicts the capacity in the model name."
+    severity = Severity.ERROR
+    scope = "system"
+
+    def check(self, system: SystemDescription, context: CheckContext) -> Iterable[Finding]:
+        written = _capacity(system)
+        named = hardware.named_capacity_gb(system.get("accelerator_model_name"))
+        if written is not None and named is not None and _contradicts_name(system, written):
+            yield self.finding(
+                f"{_written(system)} is not the {named:g} GB that accelerator_model_name "
+                f"{system.get('accelerator_model_name')!r} writes",
+                path=system.path,
+                line=system.field_lines.get("accelerator_memory_capacity"),
+            )
+
+
+RULES: list[type[Rule]] = [
+    SystemJsonInvalid,
+    SystemSchema,
+    DivisionMismatch,
+    SubmitterMismatch,
+    NodeCountMismatch,
+    MemoryContradictsAccelerator,
+    MemoryContradictsName,
+]
 
 
 @hookimpl
