@@ -3,8 +3,8 @@
 Utilisation is the training work a run did (its convergence point times the FLOPs per unit of
 `hardware.WORK`) divided by its time-to-train and its accelerator count, against the dense peak of
 the precision the result's launch configuration evidently switches on (`support.precision`: FP8,
-INT8), else the best of the accelerator's BF16, FP8 and INT8 peaks; the finding says which and
-why. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
+INT8, FP4), else the best of the accelerator's BF16, FP8, INT8, FP6 and FP4 peaks (FP4 on
+Blackwell and CDNA 4: half the share of the FP8 peak); the finding says which and why. Thresholds, derived from the honest v4.0-v4.1 results (hardware.md R1 and
 the real sample, `python -m mlperf_audit_rules.plausibility` prints them):
 
 - above 100% is impossible (error), where the work model is exact (gpt3, llama2_70b_lora, llama31_8b,
@@ -201,7 +201,7 @@ class UtilisationSuspicious(_UtilisationRule):
     Example: llama2_70b_lora on 8 H200 in 12 minutes (77% of the FP8 peak).
 
     Where the hardware reference has no FP8 or INT8 peak for the accelerator (or no FP4 peak where
-    it has FP4: Blackwell, CDNA 4), the best peak may be understated, and for bert the work is an
+    it has FP4), the best peak may be understated, and for bert the work is an
     upper bound (every sequence counted at 512 tokens; A100 results of v2.0-v3.0 reach 77-85% of
     the BF16 peak by it): the finding is then information, not a warning.
 
