@@ -49,6 +49,23 @@ def test_spellings_resolve_to_their_entry(text, model):
     assert found is not None and found.model == model, (text, found)
 
 
+@pytest.mark.parametrize(
+    "text, family",
+    [
+        ("gaudi-8", None),  # Habana's platform for eight Gaudi2s (v2.0-v4.0), not the first Gaudi
+        ("gaudi-384", None),  # 384 Gaudi2s, not a Gaudi 3
+        ("config_DGXH100_1x8x4", "h100"),  # a configuration's file name
+        ("config_GB300_18x4x1xtp1pp1cp8", "gb300"),
+        ("tpu-v5l-4096", "v5e"),  # v5l is v5e's internal name (Google's v3.1 gpt3 logs)
+        ("tinybox_8xMI300X", "mi300x"),
+        ("1xXE9680Lx8H200-SXM-141GB", "h200"),
+        ("NVIDIA A100-PCIE-80GB (300W)", "a100"),
+    ],
+)
+def test_family_of_text(text, family):
+    assert hardware.family_of_text(text) == family
+
+
 def test_families_and_makers_are_data():
     data = json.loads((Path(hardware.__file__).parent / "data" / "accelerators.json").read_text())
     names = [f["family"] for f in data["families"]]
@@ -136,7 +153,9 @@ def test_every_published_accelerator_is_known():
     unknown = sorted(str(n) for n in names if hardware.match(n) is None)
     assert unknown == []
     without_family = sorted(str(n) for n in names if hardware.family_of_text(n) is None)
-    assert without_family == ["N/A", "TPU"]  # a CPU-only system; Google's v1.0 TPU v4, an alias
+    # a CPU-only system; Google's v1.0 TPU v4 and the first Gaudi, aliases: "Gaudi" alone is no family (Habana
+    # logs "gaudi-8" for eight Gaudi2s)
+    assert without_family == ["Habana Gaudi", "N/A", "TPU"]
 
 
 def _findings(root: Path, rules: tuple[str, ...], ruleset: str) -> list:

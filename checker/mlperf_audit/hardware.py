@@ -269,6 +269,21 @@ class Family:
     maker: str
     spellings: tuple[str, ...]
 
+    def named_in(self, text: str) -> bool:
+        """Whether `text` names this family: a spelling matches the text's letters and digits, and
+        one that ends (starts) with a digit must not run on into a digit the text writes right after
+        (before) it: "gaudi-384", 384 Gaudi2s, is no Gaudi 3; "config_DGXH100_1x8" is an H100."""
+        kept = [(c, i) for i, ch in enumerate(text) for c in ch.lower() if c.isascii() and c.isalnum()]
+        normal = "".join(c for c, _ in kept)
+        for spelling in self.spellings:
+            for found in re.finditer(re.escape(spelling), normal):
+                first, last = kept[found.start()][1], kept[found.end() - 1][1]
+                runs_on = spelling[-1].isdigit() and last + 1 < len(text) and text[last + 1].isdigit()
+                runs_in = spelling[0].isdigit() and first > 0 and text[first - 1].isdigit()
+                if not runs_on and not runs_in:
+                    return True
+        return False
+
 
 @cache
 def _data() -> dict[str, Any]:
@@ -320,8 +335,8 @@ _QUANTITY = re.compile(r"(?<![a-z0-9.])\d+(?:\.\d+)?\s*(?:[gmt]i?b|g|w)(?![a-z0-
 
 
 def _family(text: str) -> str | None:
-    normal = _normal(_QUANTITY.sub(" ", text))
-    return next((f.name for f in families() if any(s in normal for s in f.spellings)), None)
+    bare = _QUANTITY.sub(" ", text)
+    return next((f.name for f in families() if f.named_in(bare)), None)
 
 
 def match(name: Any) -> Accelerator | None:
