@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import published_rounds
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit.plugins import PluginHost
@@ -188,3 +189,21 @@ def test_an_fp4_accelerator_without_a_floor_of_its_own_is_scaled_by_its_fp4_peak
     assert bound.ratio == pytest.approx(9000 / 1978.9) and "FP4 peak over the FP8 peak" in bound.describe()
     (wide,) = envelope.bounds(found, "5.0.0", "bert", 0.72, envelope.rounds(), (h100,), envelope.hardware.WIDE)
     assert wide.ratio == pytest.approx(8.0 / 3.35) and "memory bandwidth ratio" in wide.describe()
+
+
+V50 = published_rounds().get("5.0")
+
+
+@pytest.mark.skipif(V50 is None, reason="the v5.0 round is not under $MLPERF_AUDIT_ROUNDS")
+def test_a_published_h200_bert_result_with_its_times_halved_stands_out(tmp_path, host):
+    """ASUSTeK's v5.0 H200 bert passed with information only when its times were halved: the H100
+    floor of v4.0 x 1.43 held it. Held to the H200's own v4.1 floor, halved it is 1.14x beyond."""
+    folder = "ASUSTeK/results/ESC_N8_E11/bert"
+    root = tmp_path / "round"
+    shutil.copytree(V50 / "ASUSTeK" / "systems", root / "ASUSTeK" / "systems")
+    shutil.copytree(V50 / folder, root / folder)
+    config = Config(select=RULES, ruleset="training-5.0.0", cache_dir=None)
+    assert [f for f in check(root, config, host).findings if f.rule in RULES] == []
+    _compress(root / folder, 2)
+    (finding,) = [f for f in check(root, config, host).findings if f.rule in RULES]
+    assert finding.rule == "AUD008" and "x H200-SXM5-141GB" in finding.message and "(v4.1) needed" in finding.message
