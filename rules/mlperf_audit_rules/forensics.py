@@ -106,13 +106,17 @@ class TimeGoesBackwards(Rule):
         events = run.events[interval[0] : interval[1] + 1]
         offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
         deferred = _deferred_evaluation(events)
-        latest: LogEvent = events[0]
+        # an offline evaluator keeps a clock of its own: its records are checked against each other (it
+        # evaluates the checkpoints one after the other), the training's against the training's
+        latest: dict[bool, LogEvent] = {False: events[0], True: events[0]}
         in_evaluation = False
         for index, event in enumerate(events):
+            evaluation = offline and event.key in EVAL_KEYS
             if offline:
-                # evaluated offline and logged in place; run_stop carries the time of the checkpoint that
-                # reached the target, earlier than the training that went on: file order is not time order
-                skip = in_evaluation or event.key in EVAL_KEYS or event.key == "run_stop"
+                # run_stop carries the time of the checkpoint that reached the target, earlier than the
+                # training that went on; what an evaluation logs besides its own records (validation blocks,
+                # minigo's resign_threshold in seconds) follows neither clock
+                skip = event.key == "run_stop" or (in_evaluation and not evaluation)
                 if event.key == "eval_start":
                     in_evaluation = True
                 elif event.key == "eval_stop":
@@ -121,16 +125,18 @@ class TimeGoesBackwards(Rule):
                     continue
             if index in deferred:
                 continue
-            if latest.time_ms - event.time_ms > BACKWARDS_TOLERANCE_MS:
+            before = latest[evaluation]
+            if before.time_ms - event.time_ms > BACKWARDS_TOLERANCE_MS:
+                order = ", in the order of the offline evaluations" if evaluation else ""
                 yield self.finding(
-                    f"{event.key} is timed {(latest.time_ms - event.time_ms) / 60000:.1f} min before the {latest.key} "
-                    f"logged at line {latest.line}",
+                    f"{event.key} is timed {(before.time_ms - event.time_ms) / 60000:.1f} min before the "
+                    f"{before.key} logged at line {before.line}{order}",
                     path=run.path,
                     line=event.line,
                 )
                 return
-            if event.time_ms > latest.time_ms:
-                latest = event
+            if event.time_ms > before.time_ms:
+                latest[evaluation] = event
 
 
 def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
