@@ -13,7 +13,17 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, CheckContext, Finding, LogEvent, Rule, Run, Severity, hardware, hookimpl
+from mlperf_audit import (
+    BenchmarkResult,
+    CheckContext,
+    Finding,
+    LogEvent,
+    Rule,
+    Run,
+    Severity,
+    hardware,
+    hookimpl,
+)
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.compliance import LogLine
 
@@ -26,6 +36,8 @@ STOP_TOLERANCE_MS = 1_000
 #: winning checkpoint was saved, earlier than the training logged before it.
 OFFLINE_EVALUATION = {"stable_diffusion", "minigo"}
 EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy", "eval_result"}
+#: The virtual record into which stable_diffusion's rules gather FID and CLIP per samples_count.
+AGGREGATED = "aggregated_eval_accuracy"
 #: Offline evaluators that log when the checkpoint that beat the target was trained:
 #: benchmark -> (key, metadata field in seconds after run_start). minigo's run_stop is run_start plus it.
 TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
@@ -171,18 +183,48 @@ def _deferred_evaluation(events: tuple[LogEvent, ...]) -> set[int]:
     return set(range(first, len(events)))
 
 
-def _target_check(context: CheckContext, run: Run) -> Any:
-    """The compiled quality-target expression of the run's benchmark and division, if any."""
+def _target_record(context: CheckContext, run: Run, key: str = "eval_accuracy") -> Any:
+    """The official rules' record of `key` for the run's benchmark and division, if any."""
     benchmark, division = run.value("submission_benchmark"), run.value("submission_division")
     if not isinstance(benchmark, str) or division not in ("closed", "open"):
         return None
     config = compliance.load_config(context.ruleset.split("-", 1)[1], f"{division}_{benchmark}")
-    record = config.keys.get("eval_accuracy") if config else None
+    return config.keys.get(key) if config else None
+
+
+def _target_check(context: CheckContext, run: Run) -> Any:
+    """The compiled quality-target expression of the run's benchmark and division, if any."""
+    record = _target_record(context, run)
     return record.at_least_one[1] if record and record.at_least_one else None
 
 
+def first_reaching_target(context: CheckContext, run: Run) -> LogEvent | None:
+    """The first evaluation that meets the official quality target of the run's round, benchmark and
+    division; for stable_diffusion, whose rules aggregate FID and CLIP per `samples_count` into one
+    virtual record, the last of the records that make up the first aggregate to meet it."""
+    code = _target_check(context, run)
+    if code is not None:
+        return next((e for e in run.all("eval_accuracy") if reaches_target(code, e)), None)
+    record = _target_record(context, run, AGGREGATED)
+    if record is None or record.at_least_one is None:
+        return None
+    metrics: dict[str, dict[str, Any]] = {}
+    for event in run.all("eval_accuracy"):
+        metric, point = event.meta("metric"), event.meta("samples_count")
+        if not isinstance(metric, str) or not _number(point):
+            continue
+        metrics.setdefault(repr(point), {"samples_count": point})[metric] = event.value
+        if _meets(record.at_least_one[1], AGGREGATED, dict(metrics[repr(point)]), {}, event.time_ms, event.line):
+            return event
+    return None
+
+
 def reaches_target(code: Any, event: LogEvent) -> bool:
-    line = LogLine("", event.time_ms, event.key, {"value": event.value, "metadata": dict(event.metadata)}, event.line)
+    return _meets(code, event.key, event.value, dict(event.metadata), event.time_ms, event.line)
+
+
+def _meets(code: Any, key: str, value: Any, metadata: dict[str, Any], time_ms: float, line_number: int) -> bool:
+    line = LogLine("", time_ms, key, {"value": value, "metadata": metadata}, line_number)
     try:
         return bool(eval(code, {"s": {}, "math": math}, {"ll": line, "v": line.value}))
     except Exception:  # a record the official expression cannot read does not reach the target
@@ -221,10 +263,7 @@ class StopBeforeTarget(Rule):
         if benchmark in OFFLINE_EVALUATION:
             yield from self._trained_after_stop(run, stop, TRAINED_AT.get(str(benchmark)))
             return
-        code = _target_check(context, run)
-        if code is None:
-            return
-        reached = next((e for e in run.all("eval_accuracy") if reaches_target(code, e)), None)
+        reached = first_reaching_target(context, run)
         if reached is not None and reached.time_ms > stop.time_ms + STOP_TOLERANCE_MS:
             yield self.finding(
                 f"the target is first reached at line {reached.line}, {(reached.time_ms - stop.time_ms) / 60000:.1f} min "
@@ -250,6 +289,56 @@ class StopBeforeTarget(Rule):
                 path=run.path,
                 line=stop.line,
             )
+
+
+class AbortedAtTarget(Rule):
+    """`run_stop` says the run was aborted, yet one of its evaluations reached the quality target.
+
+    What it checks: a `run_stop` whose `status` is not `success` in a run where an `eval_accuracy`
+    meets the official target of the round, benchmark and division (stable_diffusion: FID and CLIP
+    of one `samples_count` together, as its rules aggregate them).
+
+    Why it matters: the log contradicts itself. The official tools trust the status: the run counts
+    as not converged (EVT007, RCP002) and its time is dropped from the score, while its evaluations
+    say it converged; either the status or the evaluations were edited, or the training script
+    stopped on another condition than the rules' target. A reviewer cannot tell which from the log.
+
+    Example: `eval_accuracy` 0.7215 at line 812 (bert's target 0.720) and then `run_stop` with
+    `"status": "aborted"`.
+
+    How to fix: find out why the run was marked aborted; submit the log as the run wrote it, or a
+    run whose status and evaluations agree.
+    """
+
+    code = "FOR011"
+    name = "aborted-at-target"
+    summary = "run_stop says aborted, yet an evaluation reached the target."
+    severity = Severity.WARNING
+    scope = "run"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        stop = run.first("run_stop")
+        if stop is None or "status" not in stop.metadata or stop.meta("status") == "success":
+            return
+        reached = first_reaching_target(context, run)
+        if reached is not None:
+            yield self.finding(
+                f"run_stop's status is {_quoted(stop.meta('status'))}, but the eval_accuracy at line {reached.line} "
+                f"({_shown_value(reached.value)}) already meets the target of {context.ruleset}: the run is counted as "
+                "not converged while its evaluations say it converged",
+                path=run.path,
+                line=stop.line,
+            )
+
+
+def _shown_value(value: Any) -> str:
+    return f"{value:g}" if _number(value) else f"value {_quoted(value)}"
+
+
+def _quoted(value: Any) -> str:
+    """A value of the log for a message, its repr cut short (a log value may be huge)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _number(value: Any) -> bool:
@@ -467,6 +556,7 @@ class PlatformMismatch(Rule):
 RULES: list[type[Rule]] = [
     TimeGoesBackwards,
     StopBeforeTarget,
+    AbortedAtTarget,
     EventsAfterStop,
     ClonedRun,
     EvalCadence,
