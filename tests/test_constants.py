@@ -47,6 +47,7 @@ def test_the_rules_and_references_part_regenerates():
         assert {k: shipped[place][k] for k in ("values", "required", "source")} == {
             k: entry[k] for k in ("values", "required", "source")
         }
+    assert _bench().build(None)["eval_frequency"] == dataset_constants()["eval_frequency"]
     majorities = {place for place, entry in shipped.items() if "majority" in entry["source"]}
     assert majorities.isdisjoint(built)
     assert all(shipped[place]["peers"] for place in majorities), "a majority is counted from the rounds"

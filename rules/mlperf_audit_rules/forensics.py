@@ -26,6 +26,7 @@ from mlperf_audit import (
 )
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.compliance import LogLine
+from mlperf_audit_rules.consistency import dataset_constants
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -506,6 +507,81 @@ class EvalCadence(Rule):
                 return
 
 
+class EvalFrequency(Rule):
+    """Evaluations are spaced otherwise than the evaluation interval of the round's rules.
+
+    What it checks: in the closed division, for the benchmarks whose rules set the evaluation
+    frequency in samples (`data/constants.json`, from mlcommons/training_policies'
+    training_rules.adoc: llama2_70b_lora every 384 sequences from v4.0, gpt3 every 24576 (v3.0 to
+    v4.1, points in tokens), stable_diffusion's checkpoints every 512,000 images (v4.0 to v5.0),
+    llama31_405b every 46080 in v5.0 and 18432 after, llama31_8b every 12288, flux1 every 262144),
+    that consecutive evaluation points lie a multiple of the interval apart, the interval rounded
+    to whole global batches: `CEIL(N / global_batch_size) * global_batch_size` as the rules write
+    it, or rounded down (as NVIDIA's implementations do: one batch either way is taken as
+    rounding). A multiple, because stable_diffusion's checkpoints may be evaluated selectively;
+    where the first evaluation falls (the rules skip the first few) is not checked.
+
+    Why it matters: "The quality measure must be evaluated at the same frequency ... as in the
+    reference implementation"; a finer grid detects convergence earlier than the reference could,
+    which shortens time-to-train, and a coarser or shifted one makes the run incomparable with the
+    reference convergence points (RCPs). The official tools do not check it (v6.1 checks the first
+    evaluation, FIRST_CHECK; an issue of mlcommons/logging open since 2021 asks for the rest).
+
+    Example: stable_diffusion at global batch 256 evaluating checkpoints every 128,000 images,
+    where the rules collect them every 512,000.
+
+    How to fix: evaluate (or collect checkpoints) at the rules' interval, rounded to whole batches.
+    """
+
+    code = "FOR012"
+    name = "eval-frequency"
+    summary = "Evaluations are spaced otherwise than the rules' interval."
+    severity = Severity.WARNING
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        table = dataset_constants().get("eval_frequency", {})
+        intervals = table.get(context.version, {}) if isinstance(table, dict) else {}
+        if not intervals or context.division_of(result) != "closed":
+            return
+        off: list[tuple[Run, str]] = []
+        first: LogEvent | None = None
+        for run in result.runs:
+            benchmark = run.benchmark or run.text("submission_benchmark")
+            entry = intervals.get(benchmark) or {}
+            unit, factor = CADENCE.get(str(benchmark), ("samples_count", 1))
+            samples, batch = entry.get("samples"), run.value("global_batch_size")
+            if not isinstance(samples, int) or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
+                continue
+            steps = {step * factor for step in (-(-samples // batch) * batch, samples // batch * batch) if step > 0}
+            previous: LogEvent | None = None
+            for event in run.all("eval_accuracy"):
+                point = event.meta(unit)
+                if not _number(point) or (previous is not None and point == previous.meta(unit)):
+                    continue  # stable_diffusion logs FID and CLIP of one checkpoint apart
+                if previous is not None and all((point - previous.meta(unit)) % step for step in steps):
+                    ceil = -(-samples // batch) * batch
+                    down = samples // batch * batch
+                    first = first or event
+                    off.append(
+                        (
+                            run,
+                            f"{unit} {_shown(previous.meta(unit))} and {_shown(point)} (lines {previous.line} and "
+                            f"{event.line}) are {_shown(point - previous.meta(unit))} apart; the rules evaluate every "
+                            f"{samples} samples: CEIL({samples} / {_shown(batch)}) x {_shown(batch)} = {ceil}"
+                            + (f" (or {down} rounded down)" if 0 < down != ceil else "")
+                            + (f" x {factor} tokens" if factor > 1 else "")
+                            + f" at global_batch_size {_shown(batch)} ({entry.get('source')})",
+                        )
+                    )
+                    break
+                previous = event
+        if off and first is not None:
+            run, message = off[0]
+            others = f" ({len(off) - 1} other run(s) too)" if len(off) > 1 else ""
+            yield self.finding(message + others, path=run.path, line=first.line)
+
+
 def _shown(number: int | float) -> str:
     """A number for a message: floats in %g, integers whole unless absurdly long."""
     if isinstance(number, float):
@@ -560,6 +636,7 @@ RULES: list[type[Rule]] = [
     EventsAfterStop,
     ClonedRun,
     EvalCadence,
+    EvalFrequency,
     PlatformMismatch,
 ]
 
