@@ -84,12 +84,14 @@ class TimeGoesBackwards(Rule):
     is more than 60 s earlier than the latest time logged so far (the real sample never goes
     backwards at all). Left out:
 
-    - for stable_diffusion and minigo, the evaluation records (`eval_start`, `eval_accuracy`,
-      `eval_stop`, `eval_result` and whatever is logged between an `eval_start` and its `eval_stop`,
-      such as validation blocks or minigo's `resign_threshold`) and `run_stop`: the checkpoints are
-      evaluated offline, after training, and `run_stop` carries the time of the checkpoint that
-      reached the target (minigo: run_start plus the winning model's time), earlier than the
-      training that went on after it;
+    - for stable_diffusion and minigo, the checkpoints are evaluated offline, after training: the
+      evaluation records (`eval_start`, `eval_accuracy`, `eval_stop`, `eval_result`) keep a clock of
+      their own and are checked against each other, the training records against the training's.
+      Left out: `run_stop`, which carries the time of the checkpoint that reached the target
+      (minigo: run_start plus the winning model's time), earlier than the training that went on
+      after it; the winning checkpoint's scores restated at run_stop's time (v3.1 NVIDIA's
+      `report_end.py`); and whatever an evaluation logs besides its own records between its
+      `eval_start` and `eval_stop` (validation blocks, minigo's `resign_threshold`);
     - for every benchmark, a deferred evaluation: all of the run's evaluation records logged in one
       batch after the training blocks and right before `run_stop` (Habana's bert, v1.0-v3.1),
       provided the batch's own times never decrease and lie inside [`run_start`, `run_stop`], and
@@ -123,13 +125,19 @@ class TimeGoesBackwards(Rule):
         # evaluates the checkpoints one after the other), the training's against the training's
         latest: dict[bool, LogEvent] = {False: events[0], True: events[0]}
         in_evaluation = False
+        stop_ms = events[-1].time_ms if events[-1].key == "run_stop" else None
         for index, event in enumerate(events):
             evaluation = offline and event.key in EVAL_KEYS
             if offline:
                 # run_stop carries the time of the checkpoint that reached the target, earlier than the
-                # training that went on; what an evaluation logs besides its own records (validation blocks,
+                # training that went on, and so do the winning checkpoint's scores restated with it (v3.1
+                # NVIDIA's report_end.py); what an evaluation logs besides its own records (validation blocks,
                 # minigo's resign_threshold in seconds) follows neither clock
-                skip = event.key == "run_stop" or (in_evaluation and not evaluation)
+                skip = (
+                    event.key == "run_stop"
+                    or (in_evaluation and not evaluation)
+                    or (evaluation and event.time_ms == stop_ms)
+                )
                 if event.key == "eval_start":
                     in_evaluation = True
                 elif event.key == "eval_stop":
