@@ -557,7 +557,9 @@ class EvalFrequency(Rule):
         off: list[tuple[Run, str]] = []
         first: LogEvent | None = None
         for run in result.runs:
-            benchmark = run.benchmark or run.text("submission_benchmark")
+            benchmark = run.text("submission_benchmark")
+            if run.benchmark and benchmark != run.benchmark:
+                continue  # a log of another benchmark than its folder's (PKG011): neither interval applies
             entry = intervals.get(benchmark) or {}
             unit, factor = CADENCE.get(str(benchmark), ("samples_count", 1))
             samples, batch = entry.get("samples"), run.value("global_batch_size")
