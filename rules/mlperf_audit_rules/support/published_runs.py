@@ -1,0 +1,200 @@
+"""Fingerprints of runs, and the index of every run of the published rounds, to find runs published twice.
+
+A run's fingerprint has three parts:
+
+- `records`: a digest of its normalised records: every MLLOG record in file order (key, value,
+  metadata without the code place `file`/`lineno`, as FOR004 compares evaluations), timed relative
+  to `run_start`, leaving out the lines a copier edits (the seed and the `submission_*` lines). Two independent runs never
+  share it: every record's millisecond would have to repeat. Times are relative so that a copy whose
+  clock was shifted still matches; the lines left out are those that name who ran it and the seed,
+  which the seed checker wants different (what the published copies of v1.0-v5.1 changed:
+  `bench/published_runs.py` lists them);
+- `start_ms`: the `run_start` time, which a copy that was not shifted keeps;
+- `trace`: a digest of the evaluation trace (each `eval_accuracy`'s epoch or sample point and value),
+  without any time: what a copy with rescaled times still shares.
+
+`data/published_runs.json.gz` holds the fingerprint of every run of the published MLPerf Training
+rounds v1.0-v5.1 with its round, submitter, system and benchmark folder, and a digest of the system
+description of each system (the resubmission rule of 5.1 asks for the same system.json), generated
+by `bench/published_runs.py`; `index()` reads it once per process, when a rule first asks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Iterable, Mapping
+
+from mlperf_audit import LogEvent, Run
+
+#: Lines a copier edits: the seed, and every `submission_*` line (who ran it and on what, and how it is
+#: filed). The published copies edit `submission_org` and `submission_platform` (Azure's v2.1 rnnt, copied
+#: from NVIDIA-run logs of v2.0), `submission_status` (the same, onprem to cloud) and `submission_benchmark`
+#: (Dell's v4.1 gnn runs published again as v5.0 rgat).
+EDITED_PREFIX = "submission_"
+EDITED_KEYS = frozenset({"seed"})
+#: Metadata naming the line of code that logged a record, not what the run did.
+CODE_PLACE = frozenset({"file", "lineno"})
+#: Bytes of each digest: 64 bits, no collision among the ~20,000 published runs (2^-33 for a pair).
+DIGEST_BYTES = 8
+#: Points of an evaluation: epochs, samples (the samples-based benchmarks) or both.
+EVAL_POINTS = ("epoch_num", "samples_count")
+DATA = "published_runs.json.gz"
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    records: str
+    start_ms: int | None
+    trace: str | None  # None without evaluations
+    evaluations: int
+
+    def comparable(self) -> bool:
+        """Whether equal digests can only mean a copy: the run started and evaluated (a log of headers only,
+        a run that crashed at once, repeats by chance)."""
+        return self.start_ms is not None and self.evaluations > 0
+
+
+def digest(parts: Iterable[str]) -> str:
+    hasher = hashlib.blake2b(digest_size=DIGEST_BYTES)
+    for part in parts:
+        hasher.update(part.encode("utf-8", "surrogatepass"))
+        hasher.update(b"\x1e")
+    return hasher.hexdigest()
+
+
+def metadata_of(event: LogEvent) -> tuple[tuple[str, str], ...]:
+    """A record's metadata without the code place, as text whatever the log holds (a list, a dict)."""
+    return tuple(sorted((str(k), repr(v)) for k, v in event.metadata.items() if k not in CODE_PLACE))
+
+
+def relative_ms(event: LogEvent, start_ms: float) -> int | str:
+    offset = event.time_ms - start_ms if isinstance(event.time_ms, (int, float)) else math.nan
+    return round(offset) if math.isfinite(offset) else repr(event.time_ms)
+
+
+def fingerprint(run: Run) -> Fingerprint | None:
+    """The run's fingerprint (computed once per run); None for a run without records."""
+    return run.cached("published_runs.fingerprint", lambda: _fingerprint(run.events, run.first("run_start")))
+
+
+def _fingerprint(events: tuple[LogEvent, ...], start: LogEvent | None) -> Fingerprint | None:
+    if not events:
+        return None
+    start_ms = start.time_ms if start is not None and isinstance(start.time_ms, (int, float)) else None
+    origin = start_ms if start_ms is not None and math.isfinite(start_ms) else 0.0
+    records = digest(
+        f"{e.key}\x1f{e.value!r}\x1f{metadata_of(e)!r}\x1f{relative_ms(e, origin)}"
+        for e in events
+        if e.key not in EDITED_KEYS and not e.key.startswith(EDITED_PREFIX)
+    )
+    evaluations = [e for e in events if e.key == "eval_accuracy"]
+    trace = (
+        digest(f"{[e.meta(point) for point in EVAL_POINTS]!r}\x1f{e.value!r}" for e in evaluations)
+        if evaluations
+        else None
+    )
+    return Fingerprint(
+        records,
+        round(start_ms) if start_ms is not None and math.isfinite(start_ms) else None,
+        trace,
+        len(evaluations),
+    )
+
+
+def system_digest(data: Mapping[str, Any] | None) -> str | None:
+    """A system description's content (key order and spacing aside), for "the system.json matches exactly"."""
+    if data is None:
+        return None
+    return digest([json.dumps(data, sort_keys=True, ensure_ascii=False, default=repr)])
+
+
+@dataclass(frozen=True)
+class Published:
+    """One run of a published round."""
+
+    round: str  # "4.1"
+    submitter: str
+    system: str
+    benchmark: str
+    file: str
+    start_ms: int | None
+    system_digest: str | None
+
+    @property
+    def folder(self) -> str:
+        return f"{self.submitter}/results/{self.system}/{self.benchmark}"
+
+    def describe(self) -> str:
+        return f"v{self.round} {self.folder}/{self.file}"
+
+
+@dataclass(frozen=True)
+class Index:
+    by_records: Mapping[str, tuple[Published, ...]]
+    #: (run_start ms, trace digest): the same run whatever else was edited in it
+    by_start: Mapping[tuple[int, str], tuple[tuple[Published, str], ...]]
+    rounds: tuple[str, ...]
+
+
+def entries(document: Mapping[str, Any]) -> Iterable[tuple[Published, str, str | None]]:
+    """Every run of an index document, with its records and trace digests."""
+    for round_name, submitters in document["rounds"].items():
+        for submitter, systems in submitters.items():
+            for system, described in systems.items():
+                for benchmark, runs in described["runs"].items():
+                    for file, start_ms, records, trace in runs:
+                        yield (
+                            Published(round_name, submitter, system, benchmark, file, start_ms, described["system"]),
+                            records,
+                            trace,
+                        )
+
+
+@cache
+def index() -> Index:
+    """The shipped index, read once per process."""
+    raw = resources.files("mlperf_audit_rules").joinpath("data", DATA).read_bytes()
+    return index_of(json.loads(gzip.decompress(raw)))
+
+
+def index_of(document: Mapping[str, Any]) -> Index:
+    by_records: dict[str, list[Published]] = {}
+    by_start: dict[tuple[int, str], list[tuple[Published, str]]] = {}
+    for published, records, trace in entries(document):
+        by_records.setdefault(records, []).append(published)
+        if trace is not None and published.start_ms is not None:
+            by_start.setdefault((published.start_ms, trace), []).append((published, records))
+    return Index(
+        {k: tuple(v) for k, v in by_records.items()},
+        {k: tuple(v) for k, v in by_start.items()},
+        tuple(document["rounds"]),
+    )
+
+
+def same_submitter(one: str, other: str) -> bool:
+    """Whether two submitter folders are one submitter: the same name in any case (`Krai`, v5.0's `krai`),
+    or one name a whole part of the other (a joint submission, `NVIDIA_CoreWeave`; power results filed
+    as submitters of their own, v4.0's `smc-ac-power` and `smc-dc-power` beside `smc`)."""
+    a, b = one.casefold(), other.casefold()
+    return a == b or a in _parts(b) or b in _parts(a)
+
+
+def _parts(name: str) -> set[str]:
+    return {part for part in re.split(r"[^0-9a-z]+", name) if part}
+
+
+#: When resubmitting one's own logs of a previous round entered the training rules, and what it says:
+#: mlcommons/training_policies c492947 (2025-06-13), training_rules.adoc, section "Results Resubmission".
+RESUBMISSION_SINCE = (5, 1)
+RESUBMISSION_RULE = (
+    'training_rules.adoc, "Results Resubmission" (from 5.1; mlcommons/training_policies c492947, 2025-06-13): '
+    "submitters may resubmit their own logs of a previous round only if the system.json matches exactly and "
+    "the review committee was told in an issue before the first review meeting"
+)
