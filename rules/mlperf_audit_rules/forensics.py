@@ -15,18 +15,22 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    Channel,
     CheckContext,
     Finding,
     LogEvent,
     Rule,
     Run,
     Severity,
+    Tree,
     hardware,
     hookimpl,
 )
 from mlperf_audit_rules import compliance
 from mlperf_audit_rules.compliance import LogLine
 from mlperf_audit_rules.consistency import dataset_constants
+from mlperf_audit_rules.support import published_runs
+from mlperf_audit_rules.support.envelope import round_of
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -429,7 +433,7 @@ def fingerprint(run: Run) -> tuple[Any, ...] | None:
     return tuple(
         (
             repr(e.value),  # repr: hashable whatever the log holds (a list, a dict)
-            tuple(sorted((k, repr(v)) for k, v in e.metadata.items() if k not in ("file", "lineno"))),
+            published_runs.metadata_of(e),
             round(e.time_ms - start.time_ms),
         )
         for e in evaluations
@@ -645,6 +649,298 @@ class PlatformMismatch(Rule):
                 return
 
 
+def _comparable(run: Run) -> published_runs.Fingerprint | None:
+    found = published_runs.fingerprint(run)
+    return found if found is not None and found.comparable() else None
+
+
+def _names(names: list[str], limit: int = 3) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+class OneRunCopied(Rule):
+    """Every run of a folder is one run, copied.
+
+    What it checks: the records of each run of a benchmark folder, in file order and timed from
+    `run_start`, leaving out the seed and the `submission_*` lines (what a copier edits); a folder
+    of two or more runs (each with `run_start` and an evaluation) whose runs all share them is one
+    run copied, whatever the seeds say. A folder where only some runs repeat is FOR004's warning.
+
+    Why it matters: the score is the olympic mean of independent runs; one run copied ten times with
+    new seeds has the spread of none, passes the seed checker and is scored as if it were ten.
+
+    Example: `result_0.txt` to `result_9.txt`, each `result_0.txt` with another `seed` line.
+
+    How to fix: submit the runs the benchmark requires, each run independently.
+    """
+
+    code = "FOR007"
+    name = "one-run-copied"
+    summary = "Every run of a folder is the same run, copied."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        prints = [(run, _comparable(run)) for run in result.runs]
+        copies = [run for run, found in prints if found is not None]
+        if len(copies) < 2 or len(copies) < len(result.runs):
+            return
+        if len({found.records for _, found in prints if found is not None}) == 1:
+            seeds = {repr(run.value("seed")) for run in copies}
+            yield self.finding(
+                f"the {len(copies)} runs are one run: {_names([r.name for r in copies[1:]])} repeat "
+                f"{copies[0].name} record for record and to the millisecond, but for the seed and submission lines "
+                f"({len(seeds)} different seed(s))",
+                path=result.path,
+                related=[(run.path, None) for run in copies[:5]],
+            )
+
+
+#: Each benchmark folder's comparable runs, published while checking it, read by CopiedFromFolder:
+#: (folder path, submitter, whether it holds power logs, ((run name, records digest), ...)).
+RUN_PRINTS: Channel[tuple[str, str, bool, tuple[tuple[str, str], ...]]] = Channel("forensics.run_prints")
+
+
+class CopiedFromFolder(Rule):
+    """Runs of a folder are copies of another folder's runs in the checked tree.
+
+    What it checks: each run's records (in file order, timed from `run_start`, without the seed and
+    the `submission_*` lines, which a copier edits) against the runs of every other benchmark folder
+    of the tree: another system of the same submission, or another submitter. An error when every
+    run of the folder is a copy; a warning when some are. Not reported: the runs of a power result
+    and the performance result of the same submitter (the power rules measure the performance runs:
+    power_measurement.adoc, "choose the same runs as the performance score's"; v4.0's `smc` and
+    `smc-ac-power`, v4.1's Dell `-POWER` system).
+
+    Why it matters: a result must come from runs of the system it describes. Runs copied to a second
+    system (v5.1: Dell's `1xXE9780x8B200-SXM-180GB` retinanet and rgat, with another host processor
+    in its description, are the runs of `1xXE9680Lx8B200-SXM-180GB`) or from another submitter
+    publish a result no one measured.
+
+    Example: `results/sysB/bert/result_3.txt` equal to `results/sysA/bert/result_3.txt` but for its
+    `submission_platform` and `seed` lines.
+
+    How to fix: submit the runs of each system from that system; remove the copies.
+    """
+
+    code = "FOR008"
+    name = "copied-from-folder"
+    summary = "Runs are copies of another folder's runs in the same tree."
+    severity = Severity.ERROR
+    scope = "tree"
+
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
+        folders = context.received(RUN_PRINTS)
+        where: dict[str, list[tuple[int, str]]] = {}
+        for number, (_, _, _, runs) in enumerate(folders):
+            for name, records in runs:
+                where.setdefault(records, []).append((number, name))
+        for number, (path, submitter, power, runs) in enumerate(folders):
+            by_other: dict[int, list[tuple[str, str]]] = {}
+            for name, records in runs:
+                for other, other_name in where[records]:
+                    if other == number or self._measured_twice(folders[other], submitter, power):
+                        continue
+                    by_other.setdefault(other, []).append((name, other_name))
+            for other, pairs in sorted(by_other.items()):
+                copied = sorted({name for name, _ in pairs})
+                every = len(copied) == len(runs)
+                other_path, other_submitter = folders[other][0], folders[other][1]
+                whose = (
+                    "another system of the same submitter"
+                    if published_runs.same_submitter(submitter, other_submitter)
+                    else f"another submitter's ({other_submitter})"
+                )
+                yield self.finding(
+                    f"{'every run is a copy' if every else f'{len(copied)} of {len(runs)} runs are copies'} of runs of "
+                    f"{other_path}, {whose}, record for record but for the seed and submission lines: "
+                    + _names([f"{name} is {other_name}" for name, other_name in sorted(pairs)]),
+                    path=f"{path}/{copied[0]}",
+                    severity=Severity.ERROR if every else Severity.WARNING,
+                    related=[(f"{other_path}/{other_name}", None) for _, other_name in sorted(pairs)[:5]],
+                )
+
+    @staticmethod
+    def _measured_twice(other: tuple[str, str, bool, tuple[tuple[str, str], ...]], submitter: str, power: bool) -> bool:
+        """A power result and a performance result of one submitter share their runs by the power rules."""
+        return (power or other[2]) and published_runs.same_submitter(submitter, other[1])
+
+
+@hookimpl
+def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext) -> None:
+    """Keeps each folder's run fingerprints for CopiedFromFolder (runs are not kept)."""
+    if not context.is_selected(CopiedFromFolder.code) or result.submitter is None:
+        return
+    runs = tuple((run.name, found.records) for run in result.runs if (found := _comparable(run)) is not None)
+    if runs:
+        context.publish(RUN_PRINTS, (result.path, result.submitter, result.folder.power is not None, runs))
+
+
+class PublishedBefore(Rule):
+    """Runs were published in an earlier round.
+
+    What it checks: each run's records (in file order, timed from `run_start`, without the seed and
+    the `submission_*` lines) against the index of every run of the published rounds v1.0-v5.1
+    (`data/published_runs.json.gz`), for runs of rounds before the one checked; the finding names the
+    round, submitter, folder and file. A run checked in the round it was published in (a reviewer
+    checking v4.1 itself) is not compared with itself: only earlier rounds count.
+
+    Whether it is allowed is the round's rule. From 5.1, training_rules.adoc ("Results
+    Resubmission", mlcommons/training_policies c492947, 2025-06-13) lets submitters resubmit their
+    own logs of a previous round only if the system.json matches exactly (and the review committee
+    was told in an issue before the first review meeting): a resubmission with the same description
+    is information, with another description an error. The rules of the rounds before 5.1 say
+    nothing of it, and submitters did it (v2.1 holds hundreds of v2.0's runs): information. Another
+    submitter's runs are never a resubmission: an error in every round.
+
+    Why it matters: a result published again is not a new measurement; on another system's
+    description, or under another submitter, it claims a result that system or submitter did not
+    measure.
+
+    Example: v4.1 `Dell/results/XE8640x4H100-SXM-80GB/ssd`, the five runs of the same folder of v4.0.
+
+    How to fix: from 5.1, resubmit only with the same system.json, and announce it to the review
+    committee; otherwise submit new runs.
+    """
+
+    code = "FOR009"
+    name = "published-before"
+    summary = "Runs were published in an earlier round."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        checked = round_of(context.version)
+        index = published_runs.index()
+        by_origin: dict[tuple[str, str], list[tuple[Run, published_runs.Published]]] = {}
+        comparable = 0
+        for run in result.runs:
+            found = _comparable(run)
+            if found is None:
+                continue
+            comparable += 1
+            origin = self.origin(found, index, checked)
+            if origin is not None:
+                by_origin.setdefault((origin.round, origin.folder), []).append((run, origin))
+        description = context.system_description(result.submitter, result.system) if result.system else None
+        mine = published_runs.system_digest(description.data if description is not None else None)
+        for pairs in by_origin.values():
+            yield self._finding(result, pairs, comparable, checked, mine)
+
+    @staticmethod
+    def origin(
+        found: published_runs.Fingerprint, index: published_runs.Index, checked: tuple[int, int]
+    ) -> published_runs.Published | None:
+        """The first publication of the same records in a round before the one checked."""
+        return _first_before(index.by_records.get(found.records, ()), checked)
+
+    def _finding(
+        self,
+        result: BenchmarkResult,
+        pairs: list[tuple[Run, published_runs.Published]],
+        comparable: int,
+        checked: tuple[int, int],
+        mine: str | None,
+    ) -> Finding:
+        origin = pairs[0][1]
+        runs = "every run" if len(pairs) == comparable else f"{len(pairs)} of {comparable} runs"
+        said = (
+            f"{runs} published before, in v{origin.round} {origin.folder} (submitter {origin.submitter}), "
+            + self.how
+            + _names([f"{run.name} is {p.file}" for run, p in pairs])
+        )
+        severity, verdict = self.verdict(result.submitter or "", origin, checked, mine)
+        return self.finding(
+            f"{said}; {verdict}",
+            path=pairs[0][0].path,
+            severity=severity,
+            related=[(run.path, None) for run, _ in pairs[1:5]],
+        )
+
+    how = "record for record but for the seed and submission lines: "
+
+    @staticmethod
+    def verdict(
+        submitter: str, origin: published_runs.Published, checked: tuple[int, int], mine: str | None
+    ) -> tuple[Severity, str]:
+        if not published_runs.same_submitter(submitter, origin.submitter):
+            return Severity.ERROR, "another submitter's runs are not a resubmission"
+        if checked < published_runs.RESUBMISSION_SINCE:
+            return Severity.INFO, (
+                f"the rules of v{checked[0]}.{checked[1]} have no provision on resubmission (it entered the "
+                "training rules for 5.1), and submitters resubmitted"
+            )
+        if mine is not None and mine == origin.system_digest:
+            return (
+                Severity.INFO,
+                f"the same system description: allowed as a resubmission by {published_runs.RESUBMISSION_RULE}",
+            )
+        return Severity.ERROR, (
+            f"the system description differs from the one published with them ({origin.submitter}/systems/"
+            f"{origin.system}.json of v{origin.round}), and {published_runs.RESUBMISSION_RULE}"
+        )
+
+
+def _first_before(
+    published: Iterable[published_runs.Published], checked: tuple[int, int]
+) -> published_runs.Published | None:
+    earlier = [p for p in published if round_of(p.round + ".0") < checked]
+    return min(earlier, key=lambda p: (round_of(p.round + ".0"), p.folder, p.file)) if earlier else None
+
+
+class EditedRepublished(PublishedBefore):
+    """Runs of an earlier round were published again with records edited.
+
+    What it checks: runs that FOR009 does not find (their records differ from every published run's)
+    but whose `run_start` is, to the millisecond, that of a run published in an earlier round, with
+    the same evaluation trace (each evaluation's epoch or sample point and accuracy): the same run,
+    edited beyond its seed and submission lines. The published copies rename a key the newer rules
+    want (Dell's v2.0 bert runs, published again in v2.1 and v3.0 with `opt_epsilon` renamed
+    `opt_lamb_epsilon`) or add records (Dell's v5.0 rgat: `train_samples`, `tracked_stats` and `status` lines the v4.1 gnn logs
+    did not have). A warning for the submitter's own runs (the rules of 5.1 let a resubmission through
+    only if the logs pass the new round's package checker; they do not say whether they may be
+    edited to), an error for another submitter's.
+
+    Why it matters: a log edited after the run is not the log the run wrote; a reviewer must know it
+    is an old run, and what was changed.
+
+    Example: v3.0 `xFusion/results/G5500V7x8xA30/bert`, the runs of v2.1's `G5500V6x8xA30_pytorch_22.09`
+    with records edited.
+
+    How to fix: submit the logs as the runs wrote them; resubmit unedited logs, or new runs.
+    """
+
+    code = "FOR010"
+    name = "edited-republished-run"
+    summary = "Runs of an earlier round were published again, edited."
+    severity = Severity.ERROR
+    scope = "benchmark"
+
+    how = "the same run_start to the millisecond and the same evaluations, with other records edited: "
+
+    @staticmethod
+    def origin(
+        found: published_runs.Fingerprint, index: published_runs.Index, checked: tuple[int, int]
+    ) -> published_runs.Published | None:
+        if (
+            found.start_ms is None
+            or found.trace is None
+            or _first_before(index.by_records.get(found.records, ()), checked)
+        ):
+            return None
+        same_run = index.by_start.get((found.start_ms, found.trace), ())
+        return _first_before((p for p, records in same_run if records != found.records), checked)
+
+    @staticmethod
+    def verdict(
+        submitter: str, origin: published_runs.Published, checked: tuple[int, int], mine: str | None
+    ) -> tuple[Severity, str]:
+        if not published_runs.same_submitter(submitter, origin.submitter):
+            return Severity.ERROR, "another submitter's runs are not a resubmission"
+        return Severity.WARNING, "a resubmitted log must be the log the run wrote; ask what was edited"
+
+
 RULES: list[type[Rule]] = [
     TimeGoesBackwards,
     StopBeforeTarget,
@@ -654,6 +950,10 @@ RULES: list[type[Rule]] = [
     EvalCadence,
     EvalFrequency,
     PlatformMismatch,
+    OneRunCopied,
+    CopiedFromFolder,
+    PublishedBefore,
+    EditedRepublished,
 ]
 
 
