@@ -127,6 +127,8 @@ def test_one_submitter_under_several_names():
     assert published_runs.same_submitter("Krai", "krai")
     assert published_runs.same_submitter("NVIDIA_CoreWeave", "NVIDIA")
     assert published_runs.same_submitter("smc-ac-power", "smc")
+    assert published_runs.same_submitter("smc-ac-power", "smc-dc-power")
+    assert not published_runs.same_submitter("", "")
     assert not published_runs.same_submitter("Dell", "NVIDIA")
     assert not published_runs.same_submitter("smc", "smcx")
 

@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from mlperf_audit import LogEvent, Run
 
@@ -62,15 +62,15 @@ class Fingerprint:
 
 
 def digest(parts: Iterable[str]) -> str:
-    hasher = hashlib.blake2b(digest_size=DIGEST_BYTES)
-    for part in parts:
-        hasher.update(part.encode("utf-8", "surrogatepass"))
-        hasher.update(b"\x1e")
-    return hasher.hexdigest()
+    """blake2b of the parts, each ended by a record separator (one update: the log's records are many)."""
+    text = "".join(f"{part}\x1e" for part in parts)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_BYTES).hexdigest()
 
 
 def metadata_of(event: LogEvent) -> tuple[tuple[str, str], ...]:
     """A record's metadata without the code place, as text whatever the log holds (a list, a dict)."""
+    if event.metadata.keys() <= CODE_PLACE:  # most records: nothing but the code place
+        return ()
     return tuple(sorted((str(k), repr(v)) for k, v in event.metadata.items() if k not in CODE_PLACE))
 
 
@@ -115,9 +115,8 @@ def system_digest(data: Mapping[str, Any] | None) -> str | None:
     return digest([json.dumps(data, sort_keys=True, ensure_ascii=False, default=repr)])
 
 
-@dataclass(frozen=True)
-class Published:
-    """One run of a published round."""
+class Published(NamedTuple):
+    """One run of a published round (a tuple: the index makes 20,000 of them at start)."""
 
     round: str  # "4.1"
     submitter: str
@@ -137,9 +136,10 @@ class Published:
 
 @dataclass(frozen=True)
 class Index:
-    by_records: Mapping[str, tuple[Published, ...]]
-    #: (run_start ms, trace digest): the same run whatever else was edited in it
-    by_start: Mapping[tuple[int, str], tuple[tuple[Published, str], ...]]
+    by_records: Mapping[str, Sequence[Published]]
+    #: (run_start ms, trace digest) -> the runs with their records digests: the same run whatever else was
+    #: edited in it
+    by_start: Mapping[tuple[int, str], Sequence[tuple[Published, str]]]
     rounds: tuple[str, ...]
 
 
@@ -171,23 +171,20 @@ def index_of(document: Mapping[str, Any]) -> Index:
         by_records.setdefault(records, []).append(published)
         if trace is not None and published.start_ms is not None:
             by_start.setdefault((published.start_ms, trace), []).append((published, records))
-    return Index(
-        {k: tuple(v) for k, v in by_records.items()},
-        {k: tuple(v) for k, v in by_start.items()},
-        tuple(document["rounds"]),
-    )
+    return Index(by_records, by_start, tuple(document["rounds"]))
 
 
 def same_submitter(one: str, other: str) -> bool:
     """Whether two submitter folders are one submitter: the same name in any case (`Krai`, v5.0's `krai`),
-    or one name a whole part of the other (a joint submission, `NVIDIA_CoreWeave`; power results filed
-    as submitters of their own, v4.0's `smc-ac-power` and `smc-dc-power` beside `smc`)."""
-    a, b = one.casefold(), other.casefold()
-    return a == b or a in _parts(b) or b in _parts(a)
+    one name a whole part of the other (a joint submission, v3.0's `NVIDIA_CoreWeave`), or names that
+    begin with the same part (power results filed as submitters of their own: v4.0's `smc-ac-power` and
+    `smc-dc-power` beside `smc`)."""
+    a, b = _parts(one), _parts(other)
+    return bool(a and b) and (a == b or a[0] == b[0] or "".join(a) in b or "".join(b) in a)
 
 
-def _parts(name: str) -> set[str]:
-    return {part for part in re.split(r"[^0-9a-z]+", name) if part}
+def _parts(name: str) -> list[str]:
+    return [part for part in re.split(r"[^0-9a-z]+", name.casefold()) if part]
 
 
 #: When resubmitting one's own logs of a previous round entered the training rules, and what it says:
