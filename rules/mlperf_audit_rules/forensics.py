@@ -896,11 +896,11 @@ class EditedRepublished(PublishedBefore):
     but whose `run_start` is, to the millisecond, that of a run published in an earlier round, with
     the same evaluation trace (each evaluation's epoch or sample point and accuracy): the same run,
     edited beyond its seed and submission lines. The published copies rename a key the newer rules
-    want (Dell's v2.0 bert runs, published again in v2.1 and v3.0 with `opt_epsilon` renamed
-    `opt_lamb_epsilon`) or add records (Dell's v5.0 rgat: `train_samples`, `tracked_stats` and `status` lines the v4.1 gnn logs
-    did not have). A warning for the submitter's own runs (the rules of 5.1 let a resubmission through
-    only if the logs pass the new round's package checker; they do not say whether they may be
-    edited to), an error for another submitter's.
+    want: `opt_epsilon` became `opt_lamb_epsilon` in Dell's v2.0 and v2.1 bert runs published again
+    in v3.0, and in xFusion's v2.1 bert runs published in v3.0 for another system. A warning for
+    the submitter's own runs (the rules of 5.1 let a resubmission through only if the logs pass the
+    new round's package checker; they do not say whether they may be edited to), an error for
+    another submitter's.
 
     Why it matters: a log edited after the run is not the log the run wrote; a reviewer must know it
     is an old run, and what was changed.
