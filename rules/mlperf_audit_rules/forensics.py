@@ -425,7 +425,11 @@ def _flushed_late(event: Any, stop_ms: Any, before_ms: Any) -> bool:
 
 
 def fingerprint(run: Run) -> tuple[Any, ...] | None:
-    """The run's evaluation curve with its timing relative to run_start (seeds left out)."""
+    """The run's evaluation curve with its timing relative to run_start (seeds left out), once per run."""
+    return run.cached("forensics.evaluations", lambda: _evaluations(run))
+
+
+def _evaluations(run: Run) -> tuple[Any, ...] | None:
     start = run.first("run_start")
     evaluations = run.all("eval_accuracy")
     if start is None or len(evaluations) < 2:
@@ -682,6 +686,9 @@ class OneRunCopied(Rule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        # one run copied has one trace: a folder of several traces is not digested record by record
+        if len(result.runs) < 2 or len({published_runs.trace_of(run) for run in result.runs}) > 1:
+            return
         prints = [(run, _comparable(run)) for run in result.runs]
         copies = [run for run, found in prints if found is not None]
         if len(copies) < 2 or len(copies) < len(result.runs):
@@ -697,18 +704,21 @@ class OneRunCopied(Rule):
             )
 
 
-#: Each benchmark folder's comparable runs, published while checking it, read by CopiedFromFolder:
-#: (folder path, submitter, whether it holds power logs, ((run name, records digest), ...)).
+#: Each benchmark folder's runs, published while checking it, read by CopiedFromFolder: (folder path,
+#: submitter, whether it holds power logs, ((run name, digest of its evaluations as FOR004 compares
+#: them), ...)).
 RUN_PRINTS: Channel[tuple[str, str, bool, tuple[tuple[str, str], ...]]] = Channel("forensics.run_prints")
 
 
 class CopiedFromFolder(Rule):
     """Runs of a folder are copies of another folder's runs in the checked tree.
 
-    What it checks: each run's records (in file order, timed from `run_start`, without the seed and
-    the `submission_*` lines, which a copier edits) against the runs of every other benchmark folder
-    of the tree: another system of the same submission, or another submitter. An error when every
-    run of the folder is a copy; a warning when some are. Not reported: the runs of a power result
+    What it checks: each run's evaluations (value, metadata and time after `run_start` to the
+    millisecond, as FOR004 compares the runs of one folder; at least two) against the runs of every
+    other benchmark folder of the tree: another system of the same submission, or another
+    submitter. Independent runs never repeat each other's evaluations to the millisecond, whatever
+    else a copier edits (seed, organisation, platform). An error when every run of the folder is a
+    copy; a warning when some are. Not reported: the runs of a power result
     and the performance result of the same submitter (the power rules measure the performance runs:
     power_measurement.adoc, "choose the same runs as the performance score's"; v4.0's `smc` and
     `smc-ac-power`, v4.1's Dell `-POWER` system).
@@ -754,7 +764,7 @@ class CopiedFromFolder(Rule):
                 )
                 yield self.finding(
                     f"{'every run is a copy' if every else f'{len(copied)} of {len(runs)} runs are copies'} of runs of "
-                    f"{other_path}, {whose}, record for record but for the seed and submission lines: "
+                    f"{other_path}, {whose}, the same evaluations to the millisecond from run_start: "
                     + _names([f"{name} is {other_name}" for name, other_name in sorted(pairs)]),
                     path=f"{path}/{copied[0]}",
                     severity=Severity.ERROR if every else Severity.WARNING,
@@ -772,7 +782,11 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
     """Keeps each folder's run fingerprints for CopiedFromFolder (runs are not kept)."""
     if not context.is_selected(CopiedFromFolder.code) or result.submitter is None:
         return
-    runs = tuple((run.name, found.records) for run in result.runs if (found := _comparable(run)) is not None)
+    runs = tuple(
+        (run.name, published_runs.digest([repr(curve)]))
+        for run in result.runs
+        if (curve := fingerprint(run)) is not None
+    )
     if runs:
         context.publish(RUN_PRINTS, (result.path, result.submitter, result.folder.power is not None, runs))
 
@@ -816,10 +830,16 @@ class PublishedBefore(Rule):
         by_origin: dict[tuple[str, str], list[tuple[Run, published_runs.Published]]] = {}
         comparable = 0
         for run in result.runs:
+            trace = published_runs.trace_of(run)
+            if trace is None or run.first("run_start") is None:
+                continue
+            comparable += 1
+            # a run published before has a trace published before: only those are digested record by record
+            if index.first_round_of_trace.get(trace, checked) >= checked:
+                continue
             found = _comparable(run)
             if found is None:
                 continue
-            comparable += 1
             origin = self.origin(found, index, checked)
             if origin is not None:
                 by_origin.setdefault((origin.round, origin.folder), []).append((run, origin))

@@ -32,6 +32,7 @@ from importlib import resources
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from mlperf_audit import LogEvent, Run
+from mlperf_audit_rules.support.envelope import round_of
 
 #: Lines a copier edits: the seed, and every `submission_*` line (who ran it and on what, and how it is
 #: filed). The published copies edit `submission_org` and `submission_platform` (Azure's v2.1 rnnt, copied
@@ -95,17 +96,23 @@ def _fingerprint(events: tuple[LogEvent, ...], start: LogEvent | None) -> Finger
         if e.key not in EDITED_KEYS and not e.key.startswith(EDITED_PREFIX)
     )
     evaluations = [e for e in events if e.key == "eval_accuracy"]
-    trace = (
-        digest(f"{[e.meta(point) for point in EVAL_POINTS]!r}\x1f{e.value!r}" for e in evaluations)
-        if evaluations
-        else None
-    )
     return Fingerprint(
         records,
         round(start_ms) if start_ms is not None and math.isfinite(start_ms) else None,
-        trace,
+        _trace(evaluations),
         len(evaluations),
     )
+
+
+def _trace(evaluations: Iterable[LogEvent]) -> str | None:
+    parts = [f"{[e.meta(point) for point in EVAL_POINTS]!r}\x1f{e.value!r}" for e in evaluations]
+    return digest(parts) if parts else None
+
+
+def trace_of(run: Run) -> str | None:
+    """The digest of the run's evaluation trace alone (cheap: a few records). Runs with the same records
+    have the same trace, so a trace found nowhere rules a copy out before the records are digested."""
+    return run.cached("published_runs.trace", lambda: _trace(run.all("eval_accuracy")))
 
 
 def system_digest(data: Mapping[str, Any] | None) -> str | None:
@@ -140,6 +147,9 @@ class Index:
     #: (run_start ms, trace digest) -> the runs with their records digests: the same run whatever else was
     #: edited in it
     by_start: Mapping[tuple[int, str], Sequence[tuple[Published, str]]]
+    #: trace digest -> the earliest round that published it ((4, 1)): no run of the checked round's
+    #: predecessors has a trace missing here
+    first_round_of_trace: Mapping[str, tuple[int, int]]
     rounds: tuple[str, ...]
 
 
@@ -167,11 +177,15 @@ def index() -> Index:
 def index_of(document: Mapping[str, Any]) -> Index:
     by_records: dict[str, list[Published]] = {}
     by_start: dict[tuple[int, str], list[tuple[Published, str]]] = {}
+    first_round: dict[str, tuple[int, int]] = {}
+    rounds = {name: round_of(name) for name in document["rounds"]}
     for published, records, trace in entries(document):
         by_records.setdefault(records, []).append(published)
-        if trace is not None and published.start_ms is not None:
-            by_start.setdefault((published.start_ms, trace), []).append((published, records))
-    return Index(by_records, by_start, tuple(document["rounds"]))
+        if trace is not None:
+            first_round[trace] = min(first_round.get(trace, rounds[published.round]), rounds[published.round])
+            if published.start_ms is not None:
+                by_start.setdefault((published.start_ms, trace), []).append((published, records))
+    return Index(by_records, by_start, first_round, tuple(rounds))
 
 
 def same_submitter(one: str, other: str) -> bool:
