@@ -1,4 +1,4 @@
-"""Reused runs (FOR004, FOR007-FOR009) and the published-runs index they read.
+"""Reused runs (FOR004, FOR007-FOR010) and the published-runs index they read.
 
 The index (`data/published_runs.json.gz`) is regenerated from the real v4.1 sample, a subset of
 v4.1, and from every published round under `$MLPERF_AUDIT_ROUNDS`, and compared with the shipped
