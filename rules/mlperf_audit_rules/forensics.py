@@ -889,7 +889,7 @@ class PublishedBefore(Rule):
         if checked < published_runs.RESUBMISSION_SINCE:
             return Severity.INFO, (
                 f"the rules of v{checked[0]}.{checked[1]} have no provision on resubmission (it entered the "
-                "training rules for 5.1), and submitters resubmitted"
+                "training rules for 5.1)"
             )
         if mine is not None and mine == origin.system_digest:
             return (
@@ -898,7 +898,8 @@ class PublishedBefore(Rule):
             )
         return Severity.ERROR, (
             f"the system description differs from the one published with them ({origin.submitter}/systems/"
-            f"{origin.system}.json of v{origin.round}), and {published_runs.RESUBMISSION_RULE}"
+            f"{origin.system}.json of v{origin.round}): {published_runs.RESUBMISSION_RULE} allows a resubmission "
+            "only with the same system.json"
         )
 
 

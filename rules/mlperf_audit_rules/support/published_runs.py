@@ -204,8 +204,5 @@ def _parts(name: str) -> list[str]:
 #: When resubmitting one's own logs of a previous round entered the training rules, and what it says:
 #: mlcommons/training_policies c492947 (2025-06-13), training_rules.adoc, section "Results Resubmission".
 RESUBMISSION_SINCE = (5, 1)
-RESUBMISSION_RULE = (
-    'training_rules.adoc, "Results Resubmission" (from 5.1; mlcommons/training_policies c492947, 2025-06-13): '
-    "submitters may resubmit their own logs of a previous round only if the system.json matches exactly and "
-    "the review committee was told in an issue before the first review meeting"
-)
+#: The rule FOR009 applies, as a message cites it (the rule's doc quotes it whole).
+RESUBMISSION_RULE = 'training_rules.adoc, "Results Resubmission" (5.1 on)'
