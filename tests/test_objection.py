@@ -118,6 +118,9 @@ def test_the_real_sample_objects_to_google_and_tinycorp_quoting_the_logs(cli, sa
     assert '"key": "submission_platform", "value": "tpu-v5p"' in record
     cited = f"  - <code>{log.replace('_', '&#95;')}:4</code>: <code>{record.replace('_', '&#95;')}</code>"
     assert cited in text.splitlines()
+    # an official check's doc lists each round's condition: the objection cites the round checked
+    (cmp003,) = [line for line in text.splitlines() if line.startswith("> What it checks: at least one 'eval")]
+    assert "training 4.1.0:" in cmp003 and "training 4.0.0:" not in cmp003 and "training 5.1.0:" not in cmp003
 
 
 def test_an_objection_written_besides_the_text_report_quotes_too(cli, tmp_path):

@@ -32,12 +32,23 @@ CITED_SECTIONS = ("What it checks:", "Why it matters:")
 _ALL_SECTIONS = (*CITED_SECTIONS, "Example:", "How to fix:")
 
 
-def _sections(rule: type[Rule]) -> list[str]:
-    """The cited sections of the rule's documentation, each as one paragraph."""
+def _of_the_round(paragraph: str, ruleset: str) -> str:
+    """A list of what each round's rules say (`- training X.Y.Z: ...`) cut to the round checked."""
+    items = [line.strip() for line in paragraph.strip().splitlines()]
+    if not items or not all(item.startswith("- training ") for item in items):
+        return paragraph
+    version = ruleset.split("-", 1)[-1]
+    kept = [item for item in items if item.startswith(f"- training {version}:")]
+    return "\n".join(kept or items)
+
+
+def _sections(rule: type[Rule], ruleset: str) -> list[str]:
+    """The cited sections of the rule's documentation, each as one paragraph (a list by round
+    holding only the round checked)."""
     cited: list[str] = []
     current: list[str] | None = None
     for paragraph in rule.doc().split("\n\n"):
-        text = " ".join(paragraph.split())
+        text = " ".join(_of_the_round(paragraph, ruleset).split())
         if text.startswith(_ALL_SECTIONS):
             current = [] if text.startswith(CITED_SECTIONS) else None
             if current is not None:
@@ -69,7 +80,7 @@ def _rule_text(report: Report, code: str, name: str) -> list[str]:
     if rule is None:
         return [f"Rule broken: {markdown_text(code)} {markdown_text(name)} (its plugin is not loaded here)."]
     lines = [f"Rule broken: **{markdown_text(code)} {markdown_text(rule.name)}**: {markdown_text(rule.summary)}", ""]
-    lines += "\n>\n".join(f"> {markdown_text(section)}" for section in _sections(rule)).splitlines()
+    lines += "\n>\n".join(f"> {markdown_text(section)}" for section in _sections(rule, report.ruleset)).splitlines()
     lines += [
         "",
         f"Source: the documentation of {markdown_text(code)} (<code>mlperf-audit explain {markdown_text(code)}</code>), "
