@@ -26,6 +26,7 @@ from mlperf_audit import (
     Rule,
     Run,
     Severity,
+    SystemDescription,
     hookimpl,
     power_logs,
 )
@@ -48,6 +49,14 @@ class _PowerRule(Rule):
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         raise NotImplementedError
+
+    @staticmethod
+    def described_nodes(result: BenchmarkResult, context: CheckContext) -> tuple[SystemDescription | None, int | None]:
+        """The system description of a result with power logs, and the nodes it declares (None: unknown)."""
+        if result.folder.power is None or result.system is None:
+            return None, None
+        description = context.system_description(result.submitter, result.system)
+        return description, description.count("number_of_nodes") if description is not None else None
 
 
 class PowerRunMissing(_PowerRule):
@@ -490,13 +499,10 @@ class PowerNodesDiffer(_PowerRule):
     fails_run = False
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        if result.folder.power is None or result.system is None:
-            return
-        description = context.system_description(result.submitter, result.system)
-        nodes = description.count("number_of_nodes") if description is not None else None
+        description, nodes = self.described_nodes(result, context)
         if not nodes:
             return  # no usable count: SYS002 says so
-        for run, files in result.folder.power:
+        for run, files in result.folder.power or ():
             count = sum(1 for name in files if name.startswith("node") and not is_plot(name))
             if count == nodes:
                 continue
@@ -535,14 +541,11 @@ class PowerInterconnectMissing(_PowerRule):
     fails_run = False
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        if result.folder.power is None or result.system is None:
-            return
-        description = context.system_description(result.submitter, result.system)
-        nodes = description.count("number_of_nodes") if description is not None else None
+        description, nodes = self.described_nodes(result, context)
         if nodes is None or nodes < 2:
             return
         logs = power_logs(result)
-        for run, _files in result.folder.power:
+        for run, _files in result.folder.power or ():
             switches = [log for log in logs if log.run == run and log.name.startswith("sw_")]
             if any(
                 record.key in ("interconnect_power_est", "power_reading") for log in switches for record in log.records
