@@ -11,12 +11,15 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
 - scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`, and the two
   per-accelerator measures `accelerator_minutes_ratio` and `work_rate_ratio`; recipes: `Recipe`, `Quoted`;
 - reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
-  work models); `visible` (package text made safe to show); the parser's limits.
+  work models); `visible` (package text made safe to show); the parser's limits;
+- commands a plugin adds (`mlperf_audit_register_commands`): `Command`, and `reading_options`,
+  the argparse parent parser of the options of a command that reads a PATH as `check` does.
 """
 
 from . import hardware, rulesets
 from ._version import __version__
 from .archives import ArchiveMember
+from .commands import Command, reading_options
 from .markers import hookimpl
 from .model import (
     PARAMS_FILE,
@@ -77,6 +80,7 @@ __all__ = [
     "Channel",
     "CheckContext",
     "CheckerParams",
+    "Command",
     "Comparison",
     "FileEntry",
     "Finding",
@@ -114,6 +118,7 @@ __all__ = [
     "power_logs",
     "read_at_most",
     "read_power_log",
+    "reading_options",
     "rulesets",
     "url_prefix",
     "visible",

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import signal
 import sys
@@ -16,18 +15,44 @@ import threading
 import traceback
 from typing import Any, Callable, NoReturn, Sequence
 
-from tabulate import tabulate
-
 from ._version import __version__
-from .cache import CHECK_FOLDER, OLD_RCP_FOLDER, SUBFOLDER, ParseCache, default_directory
-from .commands import EXIT_ERROR, EXIT_OK, UsageError, audit, check, compare, report, reproduce, score, write
-from .engine import check_selectors, matches
+from .commands import (
+    EXIT_ERROR,
+    EXIT_OK,
+    Command,
+    add_command,
+    audit,
+    cache,
+    check,
+    compare,
+    explain,
+    formats,
+    plugins,
+    report,
+    reproduce,
+    rules,
+    score,
+)
 from .errors import AuditError, PluginError
+from .formats import builtin_formats
 from .plugins import PluginHost
-from .report import mlperf_logging_version
 from .safety import no_workflow_commands, visible
-from .suggest import did_you_mean, did_you_mean_rule
-from .terminal import Screen, table
+from .suggest import did_you_mean
+
+#: The built-in commands, in the order `mlperf-audit --help` lists them.
+BUILTIN: tuple[Command, ...] = (
+    check.Check(),
+    score.Score(),
+    compare.Compare(),
+    audit.Audit(),
+    report.HtmlReport(),
+    reproduce.Reproduce(),
+    rules.Rules(),
+    explain.Explain(),
+    plugins.Plugins(),
+    formats.Formats(),
+    cache.Cache(),
+)
 
 DEBUG_ENV = "MLPERF_AUDIT_DEBUG"
 
@@ -98,138 +123,29 @@ def build_parser(host: PluginHost | None = None) -> argparse.ArgumentParser:
         help="do not load the plugin NAME (see `mlperf-audit plugins`); repeatable",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (check, score, compare, audit, report, reproduce):
-        command.add_command(commands)
+    known_formats = host.formats if host is not None else builtin_formats()
+    for command in BUILTIN + (plugin_commands(host) if host is not None else ()):
+        add_command(commands, command, known_formats)
 
-    rules_cmd = commands.add_parser("rules", help="list every rule with its plugin")
-    rules_cmd.add_argument(
-        "selectors",
-        nargs="*",
-        metavar="SELECTOR",
-        help="only the rules these name, as --select does: a code, a prefix of codes (AUD) or a rule name; "
-        "comma-separated or repeated",
-    )
-    rules_cmd.add_argument("--json", action="store_true", help="print the rules as JSON")
-
-    explain_cmd = commands.add_parser("explain", help="print the documentation of a rule")
-    explain_cmd.add_argument("rule", metavar="CODE", help="a rule code (e.g. LOG005) or name")
-
-    plugins_cmd = commands.add_parser("plugins", help="list the loaded plugins")
-    plugins_cmd.add_argument("--json", action="store_true", help="print the plugins as JSON")
-
-    commands.add_parser("formats", help="list the output formats")
-
-    cache_cmd = commands.add_parser("cache", help="show or clear the cache of parsed files")
-    cache_cmd.add_argument(
-        "action",
-        nargs="?",
-        choices=("info", "prune", "clear"),
-        default="info",
-        help="info (default): where the cache is and what it holds; prune: remove what no "
-        "check used for --days days; clear: empty it",
-    )
-    cache_cmd.add_argument("--days", type=float, default=30.0, metavar="N", help="for prune (default: 30)")
-    cache_cmd.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see `check --help`)")
-    if host is not None:
+    if host is not None:  # the deprecated form: a plugin adds its parsers itself
         host.hook.mlperf_audit_add_commands(commands=commands)
     return parser
 
 
-def _cmd_rules(args: argparse.Namespace, host: PluginHost) -> int:
-    selectors = [part.strip() for text in args.selectors for part in text.split(",") if part.strip()]
-    check_selectors(host.rules, selectors)
-    shown = [rule for rule in host.rules if not selectors or any(matches(rule, s) for s in selectors)]
-    if args.json:
-        write(json.dumps([rule.describe() for rule in shown], indent=2) + "\n", None)
-        return EXIT_OK
-    rows = [(r.code, r.name, r.severity.value, r.scope, r.plugin, r.summary) for r in shown]
-    headers = ("code", "name", "severity", "scope", "plugin", "summary")
-    write(table(rows, headers, Screen.of(sys.stdout)) + "\n", None)
-    return EXIT_OK
-
-
-def _cmd_explain(args: argparse.Namespace, host: PluginHost) -> int:
-    rule = host.rule(args.rule)
-    if rule is None:
-        hint = did_you_mean_rule(args.rule, [rule.code for rule in host.rules], [rule.name for rule in host.rules])
-        raise UsageError(f"no rule {args.rule!r}{hint}; `mlperf-audit rules` lists them")
-    rulesets = ", ".join(sorted(rule.rulesets)) if rule.rulesets is not None else "every ruleset"
-    header = (
-        f"{rule.code} {rule.name}\n"
-        f"severity: {rule.severity.value} · scope: {rule.scope} · plugin: {rule.plugin} · applies to: {rulesets}\n\n"
-    )
-    write(header + rule.doc() + "\n", None)
-    return EXIT_OK
-
-
-def _cmd_plugins(args: argparse.Namespace, host: PluginHost) -> int:
-    if args.json:
-        write(json.dumps([p.to_dict() for p in host.plugins], indent=2) + "\n", None)
-        return EXIT_OK
-    counts = {p.name: 0 for p in host.plugins}
-    for rule in host.rules:
-        counts[rule.plugin] = counts.get(rule.plugin, 0) + 1
-    rows = [
-        (p.name, p.module, p.distribution, p.version, "yes" if p.builtin else "no", counts[p.name])
-        for p in host.plugins
-    ]
-    write(tabulate(rows, headers=("plugin", "module", "distribution", "version", "built-in", "rules")) + "\n", None)
-    write(f"mlperf-logging {mlperf_logging_version()}\n", None)
-    return EXIT_OK
-
-
-def _cmd_formats(args: argparse.Namespace, host: PluginHost) -> int:
-    rows = [(f.name, f.description) for f in sorted(host.formats.values(), key=lambda f: f.name)]
-    write(tabulate(rows, headers=("format", "description")) + "\n", None)
-    return EXIT_OK
-
-
-def _cmd_cache(args: argparse.Namespace, host: PluginHost) -> int:
-    # None of these follows a link or creates the folder (mlperf_audit.cache).
-    cache = ParseCache(args.cache_dir or default_directory())
-    shown = visible(str(cache.directory))
-    problem = cache.problem()
-    if problem and args.action in ("clear", "prune"):
-        # a folder that is a link, or that someone else owns or can write to, is not this tool's to empty
-        raise UsageError(f"{shown}: nothing removed: {visible(problem)}")
-    if args.action == "clear":
-        cache.clear()
-        write(f"cleared {shown}\n", None)
-        return EXIT_OK
-    if args.action == "prune":
-        if args.days < 0:
-            raise UsageError("--days must be 0 or more")
-        count, freed = cache.prune(args.days)
-        write(f"{shown}: removed {count} entries unused for {args.days:g} days ({freed / 2**20:.1f} MiB)\n", None)
-        return EXIT_OK
-    usage = cache.usage()
-
-    def held(folder: str, what: str) -> str:
-        return f"{usage[folder][0]} {what}, {usage[folder][1] / 2**20:.1f} MiB"
-
-    total = sum(size for _, size in usage.values()) / 2**20
-    summary = [held(SUBFOLDER, "parsed file(s)"), held(CHECK_FOLDER, "whole-check entries")]
-    if usage[OLD_RCP_FOLDER][0]:
-        summary.append(
-            held(OLD_RCP_FOLDER, "RCP statistics file(s) of an earlier version (`cache clear` removes them)")
-        )
-    unusable = f"; checks do not use it: {visible(problem)}" if problem else ""
-    lines = [
-        f"{shown}: {'; '.join(summary)}; {total:.1f} MiB in all{unusable}",
-        f"  {SUBFOLDER}/  parsed files: each result file's records (after an edit, only changed files are parsed)",
-        f"  {CHECK_FOLDER}/  whole checks: each check's or score's outcome (for an unchanged tree) and marks of PATHs",
-    ]
-    write("\n".join(lines) + "\n", None)
-    return EXIT_OK
-
-
-COMMANDS = {
-    "rules": _cmd_rules,
-    "explain": _cmd_explain,
-    "plugins": _cmd_plugins,
-    "formats": _cmd_formats,
-    "cache": _cmd_cache,
-}
+def plugin_commands(host: PluginHost) -> tuple[Command, ...]:
+    """The commands plugins return from `mlperf_audit_register_commands`; a `PluginError` naming
+    every one that is not a `Command`."""
+    found: list[Command] = []
+    wrong: list[str] = []
+    for returned in host.hook.mlperf_audit_register_commands():
+        for command in returned or ():
+            if isinstance(command, Command):
+                found.append(command)
+            else:
+                wrong.append(f"{command!r} is not a mlperf_audit.Command")
+    if wrong:
+        raise PluginError("mlperf_audit_register_commands: " + "; ".join(wrong))
+    return tuple(found)
 
 
 def _disabled_plugins(argv: Sequence[str] | None) -> list[str]:
@@ -337,7 +253,11 @@ def _main(argv: Sequence[str] | None) -> int:
     except PluginError as error:
         print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
         return EXIT_ERROR
-    parser = build_parser(host)
+    try:
+        parser = build_parser(host)
+    except PluginError as error:
+        print(f"mlperf-audit: plugin error:\n{error}", file=sys.stderr)
+        return EXIT_ERROR
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors and 0 for --help/--version
@@ -348,8 +268,7 @@ def _main(argv: Sequence[str] | None) -> int:
     # caller that runs several in one process.
     gc.freeze()
     try:
-        handler = COMMANDS.get(args.command) or args.handler
-        return int(handler(args, host))
+        return int(args.handler(args, host))
     except PluginError as error:
         _say(f"plugin error:\n{visible(str(error), keep_newlines=True)}")
         return EXIT_ERROR

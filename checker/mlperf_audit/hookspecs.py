@@ -13,7 +13,7 @@ built-in rule packs are registered the same way. Implement a hook with the ``hoo
 Phases, in the order one ``check`` goes through them:
 
 1. registration: ``mlperf_audit_register_rules``, ``mlperf_audit_register_formats``,
-   ``mlperf_audit_add_commands``
+   ``mlperf_audit_register_commands`` (``mlperf_audit_add_commands``, deprecated)
 2. configuration: ``mlperf_audit_configure``
 3. checking: ``mlperf_audit_check_run``, ``mlperf_audit_check_benchmark``,
    ``mlperf_audit_check_system``, ``mlperf_audit_check_submission``, ``mlperf_audit_check_tree``
@@ -31,7 +31,7 @@ directly; every finding it returns must carry the code of a registered rule.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .config import Config
 from .formats import Format
@@ -67,19 +67,39 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
 def mlperf_audit_register_formats() -> list[Format]:
     """Return output formats (``mlperf_audit.formats.Format``) this plugin contributes.
 
-    A format has a unique ``name`` (the value of ``--format``), a one-line ``description`` and
-    a ``render(report) -> str`` function that turns a ``mlperf_audit.report.Report`` into text.
+    A format has a unique ``name`` (the value of ``--format``), a one-line ``description``, a
+    ``render(report) -> str`` function that turns a ``mlperf_audit.report.Report`` into text (or
+    None), and ``documents``: for each further kind of document it renders
+    (``mlperf_audit.formats.documents``: scores, comparison, audit, recipe, html-report), a
+    function that turns that document into text; the command of that kind then offers it.
     With ``quotes=True`` the check quotes the lines its findings at warning or above point at into
     the report (``Report.evidence``, ``Report.quote(path, line)``), as ``--format objection`` needs.
     """
 
 
 @hookspec
-def mlperf_audit_add_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    """Add subcommands to the command line (``commands.add_parser(...)``).
+def mlperf_audit_register_commands() -> list[Any]:
+    """Return subcommands (``mlperf_audit.Command`` instances) this plugin adds to the command line.
 
-    Give each a handler with ``parser.set_defaults(handler=function)``; the handler receives the
-    parsed arguments and the plugin host and returns the exit code.
+    A command has a ``name``, a ``help``, ``add_arguments(parser)`` and ``run(args, host)``, which
+    returns the exit code; ``parents()`` may return ``mlperf_audit.reading_options()`` for the
+    options of a command that reads a PATH as ``check`` does, and a command that writes a document
+    of a kind (``document``) gets ``--format`` among the formats that render it.
+    """
+
+
+@hookspec(
+    warn_on_impl=DeprecationWarning(
+        "mlperf_audit_add_commands is deprecated: return mlperf_audit.Command instances from "
+        "mlperf_audit_register_commands instead"
+    )
+)
+def mlperf_audit_add_commands(commands: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    """Deprecated: return ``mlperf_audit.Command`` instances from ``mlperf_audit_register_commands``.
+
+    Add subcommands to the command line (``commands.add_parser(...)``). Give each a handler with
+    ``parser.set_defaults(handler=function)``; the handler receives the parsed arguments and the
+    plugin host and returns the exit code.
     """
 
 

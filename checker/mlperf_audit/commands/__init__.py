@@ -1,9 +1,13 @@
-"""The commands that read a PATH: `check`, `score`, `compare`, `audit` and `report`.
+"""The commands of `mlperf-audit`, one module each, and what they share.
 
-Each module adds its subcommand (`add_command`) and runs it (`run`); `mlperf_audit.cli` builds the
-command line from them and from plugins' `mlperf_audit_add_commands`. What they share is here: the
-options of a command that reads a PATH, the configuration of a round, the progress line, and
-writing a result (never inside a checked PATH).
+Each module holds one `Command`: its name, its help, its arguments (`add_arguments`) and what it
+does (`run`); `mlperf_audit.cli` builds the command line from `BUILTIN` and from the commands
+plugins return from `mlperf_audit_register_commands`. A command parses its arguments, calls the
+domain (`api`, `claims`, `peers`, `comparison`) and hands a document to a format
+(`mlperf_audit.formats`). What they share is here: the options of a command that reads a PATH
+(`reading_options`, an argparse parent parser), the preamble of one (`prepare`: the PATH exists,
+its outputs are allowed, the configuration of its round), the progress line, and writing a result
+(never inside a checked PATH).
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.progress import Progress as RichProgress
@@ -22,7 +26,9 @@ from rich.progress import Progress as RichProgress
 from ..config import KNOWN_RULESETS, Config, load_config
 from ..discovery import submission_of_part
 from ..errors import AuditError, TargetError
-from ..safety import visible, write_text
+from ..formats import Format, as_files, formats_of, lookup
+from ..plugins import PluginHost
+from ..safety import output_path, visible, write_text
 from ..terminal import Screen
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -38,10 +44,64 @@ def split(values: list[str] | None) -> list[str] | None:
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
+class Command:
+    """A subcommand of `mlperf-audit`, built-in or a plugin's (returned from the hook
+    `mlperf_audit_register_commands`): `name` and `help` as `mlperf-audit --help` lists it, an
+    optional `description` and `epilog` for its own --help (the epilog keeps its line breaks),
+    `parents` (argparse parent parsers: `reading_options(...)` for a command that reads a PATH as
+    `check` does), its arguments, and `run`, which returns the exit code (`EXIT_OK`,
+    `EXIT_FINDINGS`, `EXIT_ERROR`; an `AuditError` it raises is a usage error, exit 2)."""
+
+    name: ClassVar[str]
+    help: ClassVar[str]
+    description: ClassVar[str | None] = None
+    epilog: ClassVar[str | None] = None
+    #: The kind of document it writes (`formats.documents`): the command gets `--format`, whose
+    #: choices are the registered formats of that kind (plugins' included), "text" by default.
+    document: ClassVar[str | None] = None
+    format_help: ClassVar[str | None] = None
+
+    def parents(self) -> list[argparse.ArgumentParser]:
+        return []
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """Add the command's own arguments to its parser."""
+
+    def run(self, args: argparse.Namespace, host: PluginHost) -> int:
+        raise NotImplementedError(f"{type(self).__name__}.run")
+
+
+def add_command(commands: Any, command: Command, formats: Mapping[str, Format]) -> argparse.ArgumentParser:
+    """`command`'s parser among `commands` (argparse's subparsers), with `--format` among `formats`
+    when it writes a document, its handler set to `command.run`."""
+    options: dict[str, Any] = {"help": command.help, "parents": command.parents()}
+    if command.description is not None:
+        options["description"] = command.description
+    if command.epilog is not None:
+        options["epilog"] = command.epilog
+        options["formatter_class"] = argparse.RawDescriptionHelpFormatter
+    parser: argparse.ArgumentParser = commands.add_parser(command.name, **options)
+    command.add_arguments(parser)
+    if command.document is not None:
+        parser.add_argument(
+            "--format", default="text", choices=formats_of(formats, command.document), help=command.format_help
+        )
+    parser.set_defaults(handler=command.run)
+    return parser
+
+
+def reading_options(*, partial: bool = True, jobs: str | None = None) -> argparse.ArgumentParser:
+    """The options of a command that reads a PATH as `check` does, as an argparse parent parser
+    (`parents=[reading_options()]`, for plugins' commands too): --ruleset, --partial (unless
+    `partial` is False), --config, --trust-tree-config, the cache options, --no-progress and,
+    when `jobs` says what runs in parallel, --jobs."""
+    parent = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    add_reading_options(parent, partial=partial, jobs=jobs)
+    return parent
+
+
 def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = True, jobs: str | None = None) -> None:
-    """The options of a command that reads a PATH as `check` does (for plugins' commands too):
-    --ruleset, --partial (unless `partial` is False), --config, --trust-tree-config, the cache
-    options and, when `jobs` says what runs in parallel, --jobs."""
+    """`reading_options`, added to the parser `command` itself."""
     command.add_argument(
         "--ruleset",
         metavar="RULESET",
@@ -49,7 +109,11 @@ def add_reading_options(command: argparse.ArgumentParser, *, partial: bool = Tru
     )
     if partial:
         command.add_argument("--partial", action="store_true", help="missing runs are pending, not failures")
-    command.add_argument("--config", metavar="FILE", help="read settings from FILE")
+    command.add_argument(
+        "--config",
+        metavar="FILE",
+        help="read settings from FILE (a .mlperf-audit.toml or a pyproject.toml with [tool.mlperf-audit])",
+    )
     command.add_argument(
         "--trust-tree-config", action="store_true", help="obey a configuration file that lies inside PATH"
     )
@@ -96,18 +160,54 @@ def noted(config: Config, note: str | None) -> Config:
     return dataclasses.replace(config, notes=config.notes + (note,)) if note else config
 
 
-def round_config(args: argparse.Namespace, target: Path, ruleset: str | None = None) -> Config:
-    if not os.path.lexists(target):
-        raise TargetError(f"{target}: no such file or folder")
-    return load_config(
+def must_exist(given: str) -> None:
+    if not os.path.lexists(given):
+        raise TargetError(f"{visible(given)}: no such file or folder")
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """What a command that reads a PATH starts from: the folder it checks and its configuration."""
+
+    target: Path
+    config: Config
+
+
+def prepare(
+    args: argparse.Namespace,
+    given: str,
+    outputs: Sequence[str | None] = (),
+    *,
+    also_checked: Sequence[Path] = (),
+    ruleset: str | None = None,
+    **settings: Any,
+) -> Prepared:
+    """The preamble of a command that reads the PATH `given`: it exists; the folder to check
+    (`checked_target`); each of `outputs` allowed (outside it and `also_checked`), refused before
+    the minutes a check takes, not after; and the configuration of its round from the reading
+    options (`reading_options`) and `settings` (`load_config`'s), noting what was checked."""
+    must_exist(given)
+    target, note = checked_target(given)
+    for output in outputs:
+        if output:
+            output_path(output, [target, *also_checked])
+    config = load_config(
         target=target,
-        config_file=args.config,
-        trust_tree_config=args.trust_tree_config,
+        config_file=getattr(args, "config", None),
+        trust_tree_config=getattr(args, "trust_tree_config", False),
         ruleset=ruleset or args.ruleset,
-        partial=args.partial,
+        partial=getattr(args, "partial", None),
         cache_dir=args.cache_dir,
         use_cache=not args.no_cache,
+        **settings,
     )
+    return Prepared(target, noted(config, note))
+
+
+def output_format(host: PluginHost, kind: str, name: str) -> Format:
+    """The format `name` of the registry for a document of `kind` (a usage error naming the closest
+    one otherwise)."""
+    return lookup(host.formats, kind, name)
 
 
 def add_progress_option(command: argparse.ArgumentParser) -> None:
@@ -164,3 +264,8 @@ def write(text: str, output: str | None, checked: Sequence[Path] = (), append: b
         sys.stdout.flush()
         return
     write_text(output, text, checked, append=append)
+
+
+def rendered(fmt: Format, kind: str, document: Any) -> str:
+    """`document` in the format `fmt`, as one text (a format of several files: joined by a blank line)."""
+    return "\n".join(as_files(fmt.render_document(kind, document)))

@@ -5,96 +5,88 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from .. import waivers
 from ..api import check
-from ..config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
-from ..errors import TargetError
-from ..formats import TEXT, TextDisplay, render_text
+from ..config import FAIL_ON_CHOICES
+from ..formats import TEXT, TextDisplay, formats_of, render_text
+from ..formats.documents import CHECK
 from ..plugins import PluginHost
 from ..safety import output_path
 from ..suggest import did_you_mean
 from ..terminal import Screen
-from . import UsageError, add_cache_options, add_progress_option, checked_target, noted, progress, split, write
+from . import Command, UsageError, output_format, prepare, progress, reading_options, rendered, split, write
 
 
-def add_command(commands: Any) -> None:
-    parser = commands.add_parser("check", help="check a results repository, submission, folder or log file")
-    parser.add_argument(
-        "path",
-        metavar="PATH",
-        help="results repository root, submitter folder, "
-        "results/<system> or results/<system>/<benchmark> folder, or one result file",
-    )
-    parser.add_argument("--format", default="text", help="output format (default: text; see `mlperf-audit formats`)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output")
-    parser.add_argument(
-        "--report",
-        action="append",
-        default=[],
-        metavar="FORMAT:FILE",
-        help="also write the report in FORMAT to FILE (repeatable; - for standard output), e.g. sarif:audit.sarif",
-    )
-    parser.add_argument(
-        "--select",
-        action="append",
-        metavar="CODES",
-        help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)",
-    )
-    parser.add_argument(
-        "--ignore",
-        action="append",
-        metavar="CODES",
-        help="skip these rule codes, prefixes or names (comma-separated; repeatable)",
-    )
-    parser.add_argument(
-        "--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 (default: error)"
-    )
-    parser.add_argument(
-        "--ruleset",
-        metavar="RULESET",
-        help=f"rules of the round to apply: {', '.join(KNOWN_RULESETS)} (default: auto, the round the package fits)",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        help="read settings from FILE (a .mlperf-audit.toml or a pyproject.toml with [tool.mlperf-audit])",
-    )
-    add_display_options(parser)
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="check benchmark folders in N processes (default: the number of cores); "
-        "the report is the same whatever N is",
-    )
-    parser.add_argument(
-        "--score",
-        action="store_true",
-        help="also score every benchmark folder (as `score` does), from the same parse: "
-        "in the text, JSON and Markdown reports",
-    )
-    parser.add_argument("--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)")
-    parser.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
-    parser.add_argument(
-        "--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE (- for standard output)"
-    )
-    parser.add_argument(
-        "--partial", action="store_true", help="a submitter's what-if: runs still missing are pending, not failures"
-    )
-    parser.add_argument(
-        "--trust-tree-config", action="store_true", help="obey a configuration file that lies inside PATH"
-    )
-    add_cache_options(parser)
+class Check(Command):
+    name = "check"
+    help = "check a results repository, submission, folder or log file"
 
-    parser.set_defaults(handler=run)
+    def parents(self) -> list[argparse.ArgumentParser]:
+        return [
+            reading_options(
+                jobs="check benchmark folders",
+            )
+        ]
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "path",
+            metavar="PATH",
+            help="results repository root, submitter folder, "
+            "results/<system> or results/<system>/<benchmark> folder, or one result file",
+        )
+        # free-form, not argparse choices: `check --format` names any format of the registry, and an
+        # unknown one is refused with the closest (`output_format`)
+        parser.add_argument(
+            "--format", default="text", help="output format (default: text; see `mlperf-audit formats`)"
+        )
+        parser.add_argument(
+            "-o", "--output", metavar="FILE", help="write the report to FILE instead of standard output"
+        )
+        parser.add_argument(
+            "--report",
+            action="append",
+            default=[],
+            metavar="FORMAT:FILE",
+            help="also write the report in FORMAT to FILE (repeatable; - for standard output), e.g. sarif:audit.sarif",
+        )
+        parser.add_argument(
+            "--select",
+            action="append",
+            metavar="CODES",
+            help="only these rule codes, prefixes or names (comma-separated; repeatable; ALL = every rule)",
+        )
+        parser.add_argument(
+            "--ignore",
+            action="append",
+            metavar="CODES",
+            help="skip these rule codes, prefixes or names (comma-separated; repeatable)",
+        )
+        parser.add_argument(
+            "--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 (default: error)"
+        )
+        add_display_options(parser)
+        parser.add_argument(
+            "--score",
+            action="store_true",
+            help="also score every benchmark folder (as `score` does), from the same parse: "
+            "in the text, JSON and Markdown reports",
+        )
+        parser.add_argument(
+            "--waivers", metavar="FILE", help="accept the findings this TOML file waives (with reasons)"
+        )
+        parser.add_argument("--baseline", metavar="FILE", help="report only findings not in this baseline")
+        parser.add_argument(
+            "--write-baseline", metavar="FILE", help="write the findings' fingerprints to FILE (- for standard output)"
+        )
+
+    def run(self, args: argparse.Namespace, host: PluginHost) -> int:
+        return run(args, host)
 
 
 def add_display_options(parser: argparse.ArgumentParser) -> None:
-    """How the text report reads: infos, quiet, statistics (and no progress display)."""
+    """How the text report reads: infos, quiet, statistics."""
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument(
         "-v",
@@ -108,44 +100,29 @@ def add_display_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--statistics", action="store_true", help="text: add a table of how many findings each rule made"
     )
-    add_progress_option(parser)
 
 
 def run(args: argparse.Namespace, host: PluginHost) -> int:
-    if not os.path.lexists(args.path):
-        raise TargetError(f"{args.path}: no such file or folder")
-    target, note = checked_target(args.path)
-    for output in (args.output, args.write_baseline):
-        if output:
-            output_path(output, [target])  # refused before the check runs, not after
-    config = load_config(
-        target=target,
-        config_file=args.config,
-        trust_tree_config=args.trust_tree_config,
+    prepared = prepare(
+        args,
+        args.path,
+        [args.output, args.write_baseline],
         select=split(args.select),
         ignore=split(args.ignore),
         fail_on=args.fail_on,
-        ruleset=args.ruleset,
-        partial=args.partial,
         waivers=args.waivers,
         baseline=args.baseline,
-        cache_dir=args.cache_dir,
-        use_cache=not args.no_cache,
     )
-    config = noted(config, note)
-    fmt = host.formats.get(args.format)
-    if fmt is None:
-        raise UsageError(
-            f"unknown format {args.format!r}{did_you_mean(args.format, host.formats)}; "
-            f"available: {', '.join(sorted(host.formats))}"
-        )
+    target, config = prepared.target, prepared.config
+    fmt = output_format(host, CHECK, args.format)
+    reports = formats_of(host.formats, CHECK)
     extra = []
     for spec in args.report:
         name, _, path = spec.partition(":")
-        if not path or name not in host.formats:
-            unknown = f": unknown format {name!r}{did_you_mean(name, host.formats)}" if path else ""
+        if not path or name not in reports:
+            unknown = f": unknown format {name!r}{did_you_mean(name, reports)}" if path else ""
             raise UsageError(
-                f"--report {spec!r}{unknown}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(host.formats))}"
+                f"--report {spec!r}{unknown}: expected FORMAT:FILE with FORMAT one of {', '.join(sorted(reports))}"
             )
         output_path(path, [target])
         extra.append((host.formats[name], path))
@@ -160,9 +137,11 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         statistics=args.statistics,
         screen=Screen.of(sys.stdout if args.output is None else None),
     )
-    write(render_text(report, display) if fmt is TEXT else fmt.render(report), args.output, [target])
+    write(render_text(report, display) if fmt is TEXT else rendered(fmt, CHECK, report), args.output, [target])
     if args.write_baseline:
         write(waivers.baseline_document(report.findings), args.write_baseline, [target])
     for extra_format, path in extra:
-        write(extra_format.render(report), path, [target], append=path == os.environ.get("GITHUB_STEP_SUMMARY"))
+        write(
+            rendered(extra_format, CHECK, report), path, [target], append=path == os.environ.get("GITHUB_STEP_SUMMARY")
+        )
     return report.exit_code

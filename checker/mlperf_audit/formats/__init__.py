@@ -1,5 +1,8 @@
-"""Output formats: each turns one `Report` into text. Plugins add formats through the
-`mlperf_audit_register_formats` hook; this module registers the built-in ones the same way.
+"""Output formats: each turns a document into text: the check's `Report`, and the documents of
+`score`, `compare`, `audit`, `reproduce` and `report` (`formats.documents`, one kind each). Plugins
+add formats through the `mlperf_audit_register_formats` hook, each declaring the kinds it renders;
+this module registers the built-in ones the same way, and every command looks its `--format` up
+among the formats of its kind (`lookup`).
 
 The `Report` already shows every control or invisible character of the findings visibly; each
 format also escapes what its own syntax gives meaning to (`mlperf_audit.safety`), since a file
@@ -11,28 +14,81 @@ from __future__ import annotations
 import os
 import posixpath
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .. import scores
+from ..errors import AuditError
 from ..markers import hookimpl
 from ..model import Finding, Severity
 from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
+from ..suggest import did_you_mean
 from ..terminal import Screen, render
+from . import audit, comparison, html, recipe, score_tables
+from .documents import AUDIT, CHECK, COMPARISON, HTML_REPORT, KINDS, RECIPE, SCORES
+
+#: What a format renders a document into: its text, or the texts of several files (`Format.companions`).
+Rendered = str | tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Format:
+    """An output format: `render` turns the check's `Report` into text (None: the format renders no
+    check report), and `documents` renders each further kind of document it declares
+    (`formats.documents`: SCORES, COMPARISON, AUDIT, RECIPE, HTML_REPORT) into text."""
+
     name: str
     description: str
-    render: Callable[[Report], str]
+    render: Callable[[Report], str] | None = None
     #: The format cites the lines the findings point at: the check quotes them into the report
     #: (`Report.evidence`), reading those files again.
     quotes: bool = False
+    documents: Mapping[str, Callable[[Any], Rendered]] = field(default_factory=dict)
+    #: A format written as several files (CSV's two tables): the file name's ending (".csv") and,
+    #: for each file after the first, what is added before it ("_detailed" gives FILE_detailed.csv).
+    extension: str = ""
+    companions: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds of document it renders."""
+        return tuple(kind for kind in KINDS if self.renders(kind))
+
+    def renders(self, kind: str) -> bool:
+        return self.render is not None if kind == CHECK else kind in self.documents
+
+    def render_document(self, kind: str, document: Any) -> Rendered:
+        if kind == CHECK and self.render is not None:
+            return self.render(document)
+        if kind not in self.documents:
+            raise AuditError(f"the format {self.name!r} renders no {kind} document")
+        return self.documents[kind](document)
+
+
+class UnknownFormat(AuditError):
+    """No format of that name renders the document asked for: a usage error (exit 2)."""
+
+
+def formats_of(formats: Mapping[str, Format], kind: str) -> list[str]:
+    """The names of the formats that render `kind`, in the order they were registered."""
+    return [name for name, fmt in formats.items() if fmt.renders(kind)]
+
+
+def lookup(formats: Mapping[str, Format], kind: str, name: str) -> Format:
+    """The format `name` for a document of `kind`; an error naming the closest one that renders it."""
+    known = formats_of(formats, kind)
+    if name not in known:
+        raise UnknownFormat(
+            f"unknown format {name!r}{did_you_mean(name, known)}; available: {', '.join(sorted(known))}"
+        )
+    return formats[name]
+
+
+def as_files(rendered: Rendered) -> Sequence[str]:
+    return (rendered,) if isinstance(rendered, str) else rendered
 
 
 def render_json(report: Report) -> str:
@@ -260,7 +316,9 @@ def render_text(report: Report, display: TextDisplay | None = None) -> str:
         parts += [Text(f"note: {note}", style="dim") for note in notes]
         parts += _findings_section(report, display)
         if report.scores:
-            table = scores.render_text(list(report.scores), display.screen, lambda path: opened_path(report, path))
+            table = score_tables.render_text(
+                list(report.scores), display.screen, lambda path: opened_path(report, path)
+            )
             # drawn for the screen already (fitted, or rows kept whole for a pipe): written as it is
             parts += [Text(""), Text("scores:"), Text.from_ansi(table.rstrip("\n"), no_wrap=True)]
     if display.statistics:
@@ -272,8 +330,40 @@ def render_text(report: Report, display: TextDisplay | None = None) -> str:
     return no_workflow_commands(render(display.screen, *parts) + "\n")
 
 
-TEXT = Format("text", "problems first, grouped by file (infos with check -v), then a summary line", render_text)
-JSON = Format("json", "the stable machine-readable report (schema_version 1)", render_json)
+TEXT = Format(
+    "text",
+    "problems first, grouped by file (infos with check -v), then a summary line",
+    render_text,
+    documents={
+        SCORES: score_tables.text_document,
+        COMPARISON: comparison.text_document,
+        AUDIT: audit.text_document,
+        RECIPE: recipe.text_document,
+    },
+)
+JSON = Format(
+    "json",
+    "the stable machine-readable report (schema_version 1)",
+    render_json,
+    documents={
+        SCORES: score_tables.json_document_of,
+        COMPARISON: comparison.json_document_of,
+        AUDIT: audit.json_document_of,
+        RECIPE: recipe.json_document_of,
+    },
+)
+CSV = Format(
+    "csv",
+    "the official summarizer's two tables of scores: FILE.csv and FILE_detailed.csv",
+    documents={SCORES: score_tables.csv_document},
+    extension=".csv",
+    companions=("_detailed",),
+)
+HTML = Format(
+    "html",
+    "a self-contained HTML page with plots, for reviewers",
+    documents={HTML_REPORT: html.render_document},
+)
 
 
 @hookimpl
@@ -283,10 +373,17 @@ def mlperf_audit_register_formats() -> list[Format]:
     return [
         TEXT,
         JSON,
+        CSV,
+        HTML,
         Format("sarif", "SARIF 2.1.0 for code scanning (github/codeql-action/upload-sarif)", ci.render_sarif),
         Format("junit", "JUnit XML: a test suite per benchmark folder, a test case per run", ci.render_junit),
         Format("github", "GitHub workflow commands: annotations on the offending lines", ci.render_github),
-        Format("markdown", "a Markdown job summary: status first, then a table per submitter", ci.render_markdown),
+        Format(
+            "markdown",
+            "a Markdown job summary: status first, then a table per submitter",
+            ci.render_markdown,
+            documents={RECIPE: recipe.markdown_document},
+        ),
         Format(
             "objection",
             "per submitter, the text of an objection as the submission rules ask reviewers to file it (Markdown)",
@@ -294,3 +391,8 @@ def mlperf_audit_register_formats() -> list[Format]:
             quotes=True,
         ),
     ]
+
+
+def builtin_formats() -> dict[str, Format]:
+    """The built-in formats by name, as the registry holds them without plugins."""
+    return {fmt.name: fmt for fmt in mlperf_audit_register_formats()}
