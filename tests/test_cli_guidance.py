@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -67,13 +66,25 @@ def test_a_choice_names_the_closest(cli, fixtures):
 
 
 def test_a_plugins_command_guides_the_same_way(capsys):
-    def add_commands(commands):
-        stats = commands.add_parser("stats", help="a plugin's command")
-        stats.add_argument("--format", default="text")
+    from mlperf_audit import Command, hookimpl
+    from mlperf_audit.plugins import PluginHost
 
-    host = SimpleNamespace(hook=SimpleNamespace(mlperf_audit_add_commands=add_commands))
-    parser = build_parser(host)  # type: ignore[arg-type]
-    for argv, wanted in ((["stats", "--formt", "x"], "did you mean '--format'?"), (["stats", "--form", "x"], "--form")):
+    class Stats(Command):
+        name = "stats"
+        help = "a plugin's command"
+        document = "scores"  # --format among the formats that render scores
+
+    class StatsPlugin:
+        @hookimpl
+        def mlperf_audit_register_commands(self) -> list[Command]:
+            return [Stats()]
+
+    parser = build_parser(PluginHost(plugins=[("stats", StatsPlugin())]))
+    for argv, wanted in (
+        (["stats", "--formt", "x"], "did you mean '--format'?"),
+        (["stats", "--form", "x"], "--form"),
+        (["stats", "--format", "jsn"], "invalid choice: 'jsn' (did you mean 'json'?)"),
+    ):
         with pytest.raises(SystemExit) as exit_:
             parser.parse_args(argv)
         assert exit_.value.code == 2

@@ -320,6 +320,53 @@ def test_a_plugin_can_answer_mlperf_audit_score_benchmark_first(fixtures):
 
 
 def test_a_plugin_can_add_a_command(capsys):
+    import argparse
+
+    from mlperf_audit import Command, reading_options
+    from mlperf_audit.cli import build_parser
+
+    class Hello(Command):
+        name = "hello"
+        help = "say hello"
+
+        def parents(self) -> list[argparse.ArgumentParser]:
+            return [reading_options(partial=False)]
+
+        def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+            parser.add_argument("name")
+
+        def run(self, args: argparse.Namespace, host: object) -> int:
+            print(f"hello {args.name} ({args.ruleset})")
+            return 0
+
+    class HelloPlugin:
+        @hookimpl
+        def mlperf_audit_register_commands(self) -> list[Command]:
+            return [Hello()]
+
+    host = PluginHost(plugins=[("hello", HelloPlugin())])
+    args = build_parser(host).parse_args(["hello", "reviewer", "--ruleset", "training-4.1.0"])
+    assert args.handler(args, host) == 0
+    assert capsys.readouterr().out == "hello reviewer (training-4.1.0)\n"
+    assert "audit" in build_parser(PluginHost()).format_help()  # the built-in audit command comes the same way
+
+
+def test_a_plugin_that_returns_no_command_is_named(capsys):
+    from mlperf_audit.cli import main
+
+    class Wrong:
+        @hookimpl
+        def mlperf_audit_register_commands(self) -> list[object]:
+            return ["hello"]
+
+    from mlperf_audit.cli import build_parser
+
+    with pytest.raises(PluginError, match="'hello' is not a mlperf_audit.Command"):
+        build_parser(PluginHost(plugins=[("wrong", Wrong())]))
+    assert main(["--version"]) == 0  # without the plugin, nothing else is refused
+
+
+def test_the_old_command_hook_still_works_and_is_deprecated(capsys):
     from mlperf_audit.cli import build_parser
 
     class Hello:
@@ -329,11 +376,11 @@ def test_a_plugin_can_add_a_command(capsys):
             parser.add_argument("name")
             parser.set_defaults(handler=lambda args, host: print(f"hello {args.name}") or 0)
 
-    host = PluginHost(plugins=[("hello", Hello())])
+    with pytest.warns(DeprecationWarning, match="mlperf_audit_register_commands"):
+        host = PluginHost(plugins=[("hello", Hello())])
     args = build_parser(host).parse_args(["hello", "reviewer"])
     assert args.handler(args, host) == 0
     assert capsys.readouterr().out == "hello reviewer\n"
-    assert "audit" in build_parser(PluginHost()).format_help()  # the built-in audit command comes the same way
 
 
 def test_a_folder_is_checked_without_the_cyclic_collector_which_returns_after(fixtures):

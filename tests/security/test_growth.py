@@ -27,8 +27,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from mlperf_audit import archives, checkcache, discovery
+from mlperf_audit import peers as peer_statistics
 from mlperf_audit.cli import main
-from mlperf_audit.commands import audit
 from mlperf_audit.config import Config
 from mlperf_audit.errors import TargetError
 from mlperf_audit.model import Problem
@@ -329,15 +329,15 @@ def test_audit_compares_each_result_with_its_peers_in_linear_operations():
     """The attack: `audit` of 400 systems running one benchmark cost 4.9x 100: each result's peers
     were searched for in the whole group, the accelerator model matched again for every pair."""
     assert_linear(
-        operations(lambda: audit.peer_rows(_scores(100), {})),
-        operations(lambda: audit.peer_rows(_scores(400), {})),
+        operations(lambda: peer_statistics.peer_rows(_scores(100), {})),
+        operations(lambda: peer_statistics.peer_rows(_scores(400), {})),
         "results of one benchmark in audit's peers",
     )
 
 
 def test_each_results_relation_to_its_peers_is_the_median_of_the_others():
     scores = _scores(47)
-    rows = {(row["submitter"], row["system"]): row for row in audit.peer_rows(scores, {})}
+    rows = {(row["submitter"], row["system"]): row for row in peer_statistics.peer_rows(scores, {})}
     for score in scores:
         peers = [
             p.work_rate

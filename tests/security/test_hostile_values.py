@@ -547,6 +547,7 @@ def package_commands(host) -> dict[str, list[str | None]]:
     import argparse
 
     from mlperf_audit.cli import build_parser
+    from mlperf_audit.formats import formats_of
 
     parser = build_parser(host)
     (commands,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
@@ -555,7 +556,7 @@ def package_commands(host) -> dict[str, list[str | None]]:
         if name in ("rules", "explain", "plugins", "formats", "cache"):  # read no package
             continue
         (fmt,) = [action for action in command._actions if "--format" in action.option_strings] or [None]
-        found[name] = [None] if fmt is None else sorted(fmt.choices or host.formats)
+        found[name] = [None] if fmt is None else sorted(fmt.choices or formats_of(host.formats, "check"))
     return found
 
 
