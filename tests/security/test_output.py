@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mlperf_audit.cli import build_parser, main
+from mlperf_audit.formats import formats_of
 from mlperf_audit.plugins import PluginHost
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean"
@@ -599,8 +600,8 @@ def test_every_format_neutralises_any_finding_text(
         checked=base_report.checked + (("run", path),),
     )
     count = sum(1 for finding in report.findings if not finding.waived_by)
-    for name, fmt in host.formats.items():
-        _check_format(name, fmt.render(report), count)
+    for name in formats_of(host.formats, "check"):
+        _check_format(name, host.formats[name].render_document("check", report), count)
 
 
 #: The commands that read a package, each run by the fuzzing below with every format it writes;
@@ -648,7 +649,7 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
         out = tmp / "out"
         out.mkdir()
         folder = next(root.rglob("results/*/gnn"))
-        formats = sorted(PluginHost().formats)
+        formats = sorted(formats_of(PluginHost().formats, "check"))
         commands = [
             [
                 "check",
@@ -699,7 +700,7 @@ def test_a_legacy_workflow_command_in_the_middle_of_a_line_is_broken(cli, tmp_pa
     standard error."""
     root = package(tmp_path / "repo", system="x ##[error title=forged]PWNED", key="##[add-mask]x")
     host = PluginHost()
-    for name in sorted(host.formats):
+    for name in sorted(formats_of(host.formats, "check")):
         result = cli("check", str(root), "--format", name, "--no-cache")
         assert result.code in (0, 1), result.err
         assert "##[" not in result.out + result.err, name
