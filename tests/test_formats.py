@@ -101,3 +101,34 @@ def test_report_writes_several_formats(cli, fixtures, tmp_path):
     assert summary.read_text().startswith("### ")
     refused = cli("check", str(fixtures / "demo"), "--report", "yaml:x.yaml")
     assert refused.code == 2 and "expected FORMAT:FILE" in refused.err
+
+
+def test_a_plugin_format_renders_any_kind_and_its_command_offers_it(fixtures, capsys):
+    """A format declares the documents it renders: one that renders scores is a choice of `score
+    --format` (and of no other command), fed the same document the built-in ones are."""
+    from mlperf_audit import hookimpl
+    from mlperf_audit.cli import build_parser
+    from mlperf_audit.formats import Format, formats_of
+    from mlperf_audit.formats.documents import SCORES, ScoresDocument
+    from mlperf_audit.plugins import PluginHost
+
+    def minutes(document: ScoresDocument) -> str:
+        return "".join(f"{s.benchmark} {s.score_minutes:.3f}\n" for s in document.results)
+
+    class Minutes:
+        @hookimpl
+        def mlperf_audit_register_formats(self) -> list[Format]:
+            return [Format("minutes", "one line per benchmark folder", documents={SCORES: minutes})]
+
+    host = PluginHost(plugins=[("minutes", Minutes())])
+    assert "minutes" in formats_of(host.formats, SCORES) and "minutes" not in formats_of(host.formats, "check")
+    parser = build_parser(host)
+    for name in ("minutes", "json"):
+        args = parser.parse_args(["score", str(fixtures / "clean"), "--format", name, "--no-cache"])
+        assert args.handler(args, host) == 0
+        if name == "minutes":
+            shown = capsys.readouterr().out
+    scored = json.loads(capsys.readouterr().out)["results"]
+    assert shown == "".join(f"{s['benchmark']} {s['score_minutes']:.3f}\n" for s in scored) and len(scored) >= 4
+    with pytest.raises(SystemExit):  # compare renders no scores document: not its choice
+        build_parser(host).parse_args(["compare", "a", "b", "--format", "minutes"])
