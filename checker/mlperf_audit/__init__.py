@@ -10,11 +10,12 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
   `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `read_at_most` / `natural_key`;
 - scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`, and the two
   per-accelerator measures `accelerator_minutes_ratio` and `work_rate_ratio`; recipes: `Recipe`, `Quoted`;
-- reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
-  work models); `visible` (package text made safe to show); the parser's limits.
+- reference data: `reference` (each benchmark's and accelerator's facts, with sources), `rulesets`
+  (rounds, benchmarks, run counts) and `hardware` (accelerators and work models); `visible`
+  (package text made safe to show); the parser's limits.
 """
 
-from . import hardware, rulesets
+from . import hardware, reference, rulesets
 from ._version import __version__
 from .archives import ArchiveMember
 from .markers import hookimpl
@@ -114,6 +115,7 @@ __all__ = [
     "power_logs",
     "read_at_most",
     "read_power_log",
+    "reference",
     "rulesets",
     "url_prefix",
     "visible",
