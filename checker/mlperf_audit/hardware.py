@@ -31,7 +31,10 @@ The work model gives the training FLOPs per logged convergence unit, where that 
   gnn and rgat, data-dependent shapes, reinforcement learning): no utilisation check for them; the
   published-results envelope covers them.
 
-The derivations are those of `../shared/reference/hardware.md` section 2.
+The derivations are those of `../shared/reference/hardware.md` section 2. The figures and the
+work models are the reference layer's data (`mlperf_audit.reference`, `data/accelerators.json` and
+`data/benchmarks.json`, each with its source); this module matches free text to them, measures
+utilisation and bounds speedups.
 """
 
 from __future__ import annotations
