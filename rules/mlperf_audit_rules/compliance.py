@@ -1,4 +1,4 @@
-"""CMP: the official per-run compliance rules, one rule per check family of mlperf-logging's rule files.
+"""CMP: the official per-run compliance rules, read from the installed mlperf-logging.
 
 `support.official_compliance` interprets the rule files with the official semantics and keeps the
 append-only table of codes; this pack makes a rule class of each family the table lists, and
