@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mlperf_audit import rulesets
-from mlperf_audit_rules import compliance
+from mlperf_audit_rules.support.official_compliance import load_config
 
 DATA = Path(__file__).resolve().parent.parent / "rules" / "mlperf_audit_rules" / "data" / "constants.json"
 KEYS = ("train_samples", "eval_samples")
@@ -110,7 +110,7 @@ def number(value: Any) -> int | float | None:
 
 def required_by_rules(version: str, benchmark: str, key: str) -> int | None:
     """The value the round's closed rule file requires of `key` with an equality check, if any."""
-    config = compliance.load_config(version, f"closed_{benchmark}")
+    config = load_config(version, f"closed_{benchmark}")
     record = config.keys.get(key) if config else None
     for source, _ in record.checks if record else ():
         match = _EQUALS.fullmatch(source)

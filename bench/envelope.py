@@ -29,8 +29,8 @@ from pathlib import Path
 
 from mlperf_audit.discovery import discover
 from mlperf_audit.engine import load_benchmark
-from mlperf_audit_rules.summarizer import quality_target, run_work
 from mlperf_audit_rules.support import envelope
+from mlperf_audit_rules.support.work import quality_target, run_work
 
 DATA = Path(__file__).resolve().parent.parent / "rules" / "mlperf_audit_rules" / "data" / "envelope.json"
 NOTE = (

@@ -153,7 +153,7 @@ def expected_readme(current: str, root: Path = ROOT, host: PluginHost | None = N
 
 def expected_compliance_rules() -> str:
     """docs/compliance-rules.md as `python -m mlperf_audit_rules.compliance --update` writes it."""
-    from mlperf_audit_rules.compliance import markdown_table
+    from mlperf_audit_rules.support.compliance_data import markdown_table
 
     return markdown_table()
 

@@ -19,7 +19,7 @@ from conftest import keep_parses, typed
 from mlperf_audit import rulesets
 from mlperf_audit.cache import ParseCache
 from mlperf_audit.parser import parse_log
-from mlperf_audit_rules import rcp
+from mlperf_audit_rules.support import convergence
 from test_hostile import LINE
 
 
@@ -275,7 +275,9 @@ def rcp_cases() -> list[tuple[str, str]]:
         version = name.split("-", 1)[1]
         ruleset = rulesets.get(name)
         cases += [
-            (version, b) for b in sorted(ruleset.benchmarks) if ruleset.has_rcps(b) and rcp.official_run_count_known(b)
+            (version, b)
+            for b in sorted(ruleset.benchmarks)
+            if ruleset.has_rcps(b) and convergence.official_run_count_known(b)
         ]
     return cases
 
@@ -283,18 +285,18 @@ def rcp_cases() -> list[tuple[str, str]]:
 def test_the_shipped_rcp_data_is_what_the_pinned_mlperf_logging_computes():
     """Regenerates every round's data (all 85 checkers: about 3 s) and compares it with the shipped
     files; after a pin moves, `python -m mlperf_audit_rules.rcp --write` makes them current."""
-    folder = Path(rcp.__file__).parent / rcp.DATA_FOLDER
+    folder = Path(convergence.__file__).parents[1] / convergence.DATA_FOLDER
     assert sorted(p.name for p in folder.glob("*.json")) == sorted(f"{name}.json" for name in rulesets.SUPPORTED)
     for name in rulesets.SUPPORTED:
-        assert (folder / f"{name}.json").read_text() == rcp.reference_json(name.split("-", 1)[1]), name
+        assert (folder / f"{name}.json").read_text() == convergence.reference_json(name.split("-", 1)[1]), name
 
 
 @pytest.mark.parametrize("version, benchmark", rcp_cases())
 def test_a_shipped_rcp_reference_is_the_official_one(version, benchmark):
-    rcp.reference.cache_clear()
-    rcp.interpolated.cache_clear()
-    shipped = rcp.reference(version, benchmark)
-    official = rcp.constructed(version, benchmark)
+    convergence.reference.cache_clear()
+    convergence.interpolated.cache_clear()
+    shipped = convergence.reference(version, benchmark)
+    official = convergence.constructed(version, benchmark)
     assert typed(shipped.__dict__) == typed(official.__dict__)
     assert all(shipped.pruned_rcp_data[name] is shipped.rcp_data[name] for name in shipped.pruned_rcp_data)
     records = sorted(official.pruned_rcp_data.values(), key=lambda r: r["BS"])
@@ -303,8 +305,10 @@ def test_a_shipped_rcp_reference_is_the_official_one(version, benchmark):
             continue
         middle = (low["BS"] + high["BS"]) // 2
         _, expected = official._create_interp_rcp(middle, low, high)
-        assert typed(rcp.interpolated(version, benchmark, middle)) == typed(expected)
-        assert rcp.interpolated(version, benchmark, middle) is rcp.interpolated(version, benchmark, middle)
+        assert typed(convergence.interpolated(version, benchmark, middle)) == typed(expected)
+        assert convergence.interpolated(version, benchmark, middle) is convergence.interpolated(
+            version, benchmark, middle
+        )
 
 
 def test_the_t_test_stand_in_is_scipy_stats_bit_for_bit(monkeypatch):
@@ -318,7 +322,7 @@ def test_the_t_test_stand_in_is_scipy_stats_bit_for_bit(monkeypatch):
     import scipy.stats
 
     real = scipy.stats
-    stand_in = rcp._ScipyStatsOnDemand("scipy.stats")
+    stand_in = convergence._ScipyStatsOnDemand("scipy.stats")
     calls: list[tuple] = []
 
     class Recording:
@@ -331,7 +335,7 @@ def test_the_t_test_stand_in_is_scipy_stats_bit_for_bit(monkeypatch):
         return [(low, high) for low, high in zip(records, records[1:]) if high["BS"] - low["BS"] >= 2]
 
     for version, benchmark in rcp_cases():
-        checker = rcp.reference(version, benchmark)
+        checker = convergence.reference(version, benchmark)
         for low, high in midpoints(checker):
             middle = (low["BS"] + high["BS"]) // 2
             monkeypatch.setattr(scipy, "stats", Recording())
@@ -367,30 +371,34 @@ def _batch_sizes_between_pruned_rcps(checker) -> list[int]:
 
 def test_the_interpolation_decides_every_step_as_scipy(monkeypatch):
     """The interpolation's search reads only on which side of alpha each t-test's p-value lies: the
-    closed form decides the steps far from alpha and scipy the others (`rcp._p_value_side`), and
+    closed form decides the steps far from alpha and scipy the others (`convergence._p_value_side`), and
     every record is the official one's, computed with scipy.stats, on every round and benchmark."""
     import scipy.stats
 
     decided = {"closed form": 0, "scipy": 0}
-    side = rcp._one_sided_p_value
+    side = convergence._one_sided_p_value
 
     def counted(*args):
         value = side(*args)
-        decided["closed form" if value is not None and abs(value - 0.05) > rcp._SIDE_MARGIN else "scipy"] += 1
+        decided["closed form" if value is not None and abs(value - 0.05) > convergence._SIDE_MARGIN else "scipy"] += 1
         return value
 
-    monkeypatch.setattr(rcp, "_one_sided_p_value", counted)
+    monkeypatch.setattr(convergence, "_one_sided_p_value", counted)
     for version, benchmark in rcp_cases():
-        rcp.interpolated.cache_clear()
-        official = rcp.reference(version, benchmark)
+        convergence.interpolated.cache_clear()
+        official = convergence.reference(version, benchmark)
         for size in _batch_sizes_between_pruned_rcps(official):
-            monkeypatch.setattr(rcp._rcp_checker_module(), "scipy", type("S", (), {"stats": scipy.stats}))
+            monkeypatch.setattr(convergence._rcp_checker_module(), "scipy", type("S", (), {"stats": scipy.stats}))
             low = official._find_top_min_rcp(size, "pruned_rcps")
             high = official._find_bottom_max_rcp(size, "pruned_rcps")
             _, expected = official._create_interp_rcp(size, low, high)
             monkeypatch.undo()
-            monkeypatch.setattr(rcp, "_one_sided_p_value", counted)
-            assert typed(rcp.interpolated(version, benchmark, size)) == typed(expected), (version, benchmark, size)
+            monkeypatch.setattr(convergence, "_one_sided_p_value", counted)
+            assert typed(convergence.interpolated(version, benchmark, size)) == typed(expected), (
+                version,
+                benchmark,
+                size,
+            )
     assert sum(decided.values()) == 46097 and decided["scipy"] > 0, decided
 
 
@@ -407,16 +415,16 @@ def test_the_closed_form_is_the_t_distribution_scipy_computes():
         if n1 + n2 < 3:
             continue
         t, p = scipy.stats.ttest_ind_from_stats(mean1, std, n1, mean2, std, n2, equal_var=True)
-        assert rcp._one_sided_p_value(mean1, std, n1, mean2, std, n2) == pytest.approx(
+        assert convergence._one_sided_p_value(mean1, std, n1, mean2, std, n2) == pytest.approx(
             p / 2 if t < 0 else 1 - p / 2, abs=5e-15
         )
     # off the closed form's ground, scipy decides
-    assert rcp._one_sided_p_value(1.0, 1.0, 1, 2.0, 1.0, 1) is None  # no degree of freedom
-    assert rcp._one_sided_p_value(1.0, 1.0, 20.0, 2.0, 1.0, 8) is None  # a count that is not whole
-    assert rcp._one_sided_p_value(1.0, 1.0, 900, 2.0, 1.0, 900) is None  # beyond the closed form's sums
-    assert rcp._one_sided_p_value(1.0, 0.0, 20, 1.0, 0.0, 8) is None  # no variance
-    assert rcp._one_sided_p_value(1.0, math.inf, 20, 2.0, 1.0, 8) is None
-    assert rcp._one_sided_p_value(math.nan, 1.0, 20, 2.0, 1.0, 8) is None
+    assert convergence._one_sided_p_value(1.0, 1.0, 1, 2.0, 1.0, 1) is None  # no degree of freedom
+    assert convergence._one_sided_p_value(1.0, 1.0, 20.0, 2.0, 1.0, 8) is None  # a count that is not whole
+    assert convergence._one_sided_p_value(1.0, 1.0, 900, 2.0, 1.0, 900) is None  # beyond the closed form's sums
+    assert convergence._one_sided_p_value(1.0, 0.0, 20, 1.0, 0.0, 8) is None  # no variance
+    assert convergence._one_sided_p_value(1.0, math.inf, 20, 2.0, 1.0, 8) is None
+    assert convergence._one_sided_p_value(math.nan, 1.0, 20, 2.0, 1.0, 8) is None
 
 
 def test_interpolating_the_rcps_of_a_round_needs_no_scipy():
@@ -425,13 +433,13 @@ def test_interpolating_the_rcps_of_a_round_needs_no_scipy():
     interpolation a check of the whole published v4.1 round makes)."""
     script = """
 import sys
-from mlperf_audit_rules import rcp
+from mlperf_audit_rules.support import convergence
 done = 0
 for benchmark in ("bert", "dlrm_dcnv2", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"):
-    records = sorted(rcp.reference("4.1.0", benchmark).pruned_rcp_data.values(), key=lambda r: r["BS"])
+    records = sorted(convergence.reference("4.1.0", benchmark).pruned_rcp_data.values(), key=lambda r: r["BS"])
     for low, high in zip(records, records[1:]):
         if high["BS"] - low["BS"] >= 2:
-            rcp.interpolated("4.1.0", benchmark, (low["BS"] + high["BS"]) // 2)
+            convergence.interpolated("4.1.0", benchmark, (low["BS"] + high["BS"]) // 2)
             done += 1
 print(done, "scipy.special" in sys.modules)
 """
@@ -440,16 +448,18 @@ print(done, "scipy.special" in sys.modules)
 
 
 def test_rcp_data_of_another_mlperf_logging_is_not_used(monkeypatch):
-    rcp._shipped.cache_clear()
-    rcp.reference.cache_clear()
-    monkeypatch.setattr(rcp, "_mlperf_logging_version", lambda: "9.9.9")
+    convergence._shipped.cache_clear()
+    convergence.reference.cache_clear()
+    monkeypatch.setattr(convergence, "_mlperf_logging_version", lambda: "9.9.9")
     built = []
-    monkeypatch.setattr(rcp, "constructed", lambda version, benchmark: built.append((version, benchmark)) or "fresh")
+    monkeypatch.setattr(
+        convergence, "constructed", lambda version, benchmark: built.append((version, benchmark)) or "fresh"
+    )
     try:
-        assert rcp.reference("4.1.0", "ssd") == "fresh" and built == [("4.1.0", "ssd")]
+        assert convergence.reference("4.1.0", "ssd") == "fresh" and built == [("4.1.0", "ssd")]
     finally:
-        rcp._shipped.cache_clear()
-        rcp.reference.cache_clear()
+        convergence._shipped.cache_clear()
+        convergence.reference.cache_clear()
 
 
 def test_scipy_is_not_imported_by_a_check_without_interpolation(tmp_path, fixtures):

@@ -20,13 +20,13 @@ import pytest
 
 from mlperf_audit import LogEvent, Run
 from mlperf_audit.parser import parse_log
-from mlperf_audit_rules import compliance
-from mlperf_audit_rules.compliance import Family
+from mlperf_audit_rules.support import compliance_data, official_compliance
+from mlperf_audit_rules.support.official_compliance import Family
 
 CLEAN = Path(__file__).resolve().parent.parent / "fixtures" / "packages" / "clean" / "Fixture" / "results"
 VERSION = "4.1.0"
 # the CODE family (a PRE or POST block that raises) cannot be reached with 4.1.0's blocks: test_code_family
-FAMILIES = sorted((f for f in compliance.families_of_round(VERSION) if f.kind != "CODE"), key=lambda f: f.id)
+FAMILIES = sorted((f for f in official_compliance.families_of_round(VERSION) if f.kind != "CODE"), key=lambda f: f.id)
 VALUE_CANDIDATES: list[Any] = [-1, 0, 1e9, 3.0, 123457, "x", "", None, True, [], {"a": 1}]
 
 
@@ -56,7 +56,7 @@ def target_of(family: Family) -> tuple[str, str]:
     if config in ("common", "*") or benchmark == "common":
         division = "closed" if config in ("common", "*") else division
         for candidate in BENCHMARKS:
-            overriding = compliance.load_config(VERSION, f"{division}_{candidate}")
+            overriding = official_compliance.load_config(VERSION, f"{division}_{candidate}")
             if overriding is None or family.key not in overriding.keys:
                 return division, candidate
     return division, benchmark
@@ -74,7 +74,8 @@ def set_division(run: Run, division: str) -> Run:
 
 def codes(run: Run) -> set[str]:
     return {
-        compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE) for m in compliance.interpret(run, VERSION)
+        official_compliance.code_of().get(m.family.id, official_compliance.FALLBACK_CODE)
+        for m in official_compliance.interpret(run, VERSION)
     }
 
 
@@ -129,7 +130,7 @@ def mutations(run: Run, family: Family) -> Iterator[Run]:
         if indexes:  # EXACTLY_ONE: a second record with another value
             first = events[indexes[0]]
             yield with_events(run, events + [replace_value(first, "another value")])
-        required = compliance.load_config(VERSION, family.config).keys.get(family.key)  # AT_LEAST(n): keep one
+        required = official_compliance.load_config(VERSION, family.config).keys.get(family.key)  # AT_LEAST(n): keep one
         if required is not None and indexes:
             yield with_events(run, [e for i, e in enumerate(events) if i not in indexes[1:]])
     elif kind == "REPEATED" and indexes:
@@ -188,7 +189,7 @@ DEFECT_TRIGGERS: dict[str, Callable[[], Run]] = {
 
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.id)
 def test_family_passes_on_the_clean_run_and_fails_on_a_mutation(family):
-    code = compliance._code_of()[family.id]
+    code = official_compliance.code_of()[family.id]
     if family.kind == "DEFECT":
         run = DEFECT_TRIGGERS[family.config]()
         assert code in codes(run)
@@ -203,7 +204,7 @@ def test_family_passes_on_the_clean_run_and_fails_on_a_mutation(family):
 
 
 def test_open_llama2_is_accepted_as_the_rules_intend():
-    messages = compliance.interpret(set_division(clean_run("llama2_70b_lora"), "open"), VERSION)
+    messages = official_compliance.interpret(set_division(clean_run("llama2_70b_lora"), "open"), VERSION)
     assert {m.family.kind for m in messages} == {"DEFECT"}
     texts = " ".join(m.text for m in messages)
     assert "open_common.yaml's list of benchmarks is stale" in texts and "samples_count is accepted" in texts
@@ -211,7 +212,7 @@ def test_open_llama2_is_accepted_as_the_rules_intend():
 
 def test_code_family(monkeypatch):
     """A PRE or POST block that raises becomes the CODE family's finding, not a crash."""
-    config = compliance.load_config(VERSION, "closed_ssd")
+    config = official_compliance.load_config(VERSION, "closed_ssd")
     broken = dataclasses.replace(
         config,
         keys={
@@ -219,27 +220,27 @@ def test_code_family(monkeypatch):
             "opt_name": dataclasses.replace(config.keys["opt_name"], post=compile("s['x'] = 1 / 0", "<test>", "exec")),
         },
     )
-    real = compliance.load_config
-    monkeypatch.setattr(compliance, "load_config", lambda v, n: broken if n == "closed_ssd" else real(v, n))
-    (message,) = compliance.interpret(clean_run("ssd"), VERSION)
+    real = official_compliance.load_config
+    monkeypatch.setattr(official_compliance, "load_config", lambda v, n: broken if n == "closed_ssd" else real(v, n))
+    (message,) = official_compliance.interpret(clean_run("ssd"), VERSION)
     assert message.family == Family("*", "*", "CODE") and "ZeroDivisionError" in message.text
 
 
 def test_open_gpt3_hyperparameters_are_free_but_the_target_is_not():
     open_gpt3 = DEFECT_TRIGGERS["open_gpt3"]()
-    assert {m.family.kind for m in compliance.interpret(open_gpt3, VERSION)} == {"DEFECT"}
+    assert {m.family.kind for m in official_compliance.interpret(open_gpt3, VERSION)} == {"DEFECT"}
     missed = with_events(
         open_gpt3, [replace_value(e, 2.8) if e.key == "eval_accuracy" else e for e in open_gpt3.events]
     )
-    kinds = {(m.family.config, m.family.kind) for m in compliance.interpret(missed, VERSION)}
+    kinds = {(m.family.config, m.family.kind) for m in official_compliance.interpret(missed, VERSION)}
     assert ("open_gpt3", "ATLEAST_ONE_CHECK") in kinds
 
 
 @pytest.mark.parametrize("version", ["4.0.0", "5.0.0", "5.1.0"])
 def test_other_rounds_load_and_judge(version):
-    families = compliance.families_of_round(version)
-    assert families and all(f.id in compliance._code_of() for f in families)
-    messages = compliance.interpret(clean_run("bert"), version)
+    families = official_compliance.families_of_round(version)
+    assert families and all(f.id in official_compliance.code_of() for f in families)
+    messages = official_compliance.interpret(clean_run("bert"), version)
     ids = {m.family.id for m in messages}
     if version == "4.0.0":  # 4.0 still required submission_status
         assert ids == {"common:submission_status:REQ"}
@@ -252,26 +253,26 @@ def test_other_rounds_load_and_judge(version):
 def test_the_shipped_families_are_what_the_pinned_mlperf_logging_gives():
     """Every round's check families and expressions are shipped (reading 287 YAML files cost 0.6 s
     of every start); after a pin moves, `python -m mlperf_audit_rules.compliance --update`."""
-    assert compliance._families_path().read_text() == compliance.families_json()
-    compliance.all_families.cache_clear()
-    assert compliance.all_families() == compliance.computed_families()
+    assert official_compliance.families_path().read_text() == compliance_data.families_json()
+    official_compliance.all_families.cache_clear()
+    assert official_compliance.all_families() == official_compliance.computed_families()
 
 
 def test_families_of_another_mlperf_logging_are_computed(monkeypatch, tmp_path):
-    compliance.all_families.cache_clear()
+    official_compliance.all_families.cache_clear()
     forged = tmp_path / "families.json"
     forged.write_text('{"mlperf_logging": "0.0.1", "families": [["closed_x", "k", "CHECK", {}]]}')
-    monkeypatch.setattr(compliance, "_families_path", lambda: forged)
+    monkeypatch.setattr(official_compliance, "families_path", lambda: forged)
     try:
-        assert compliance.all_families() == compliance.computed_families()
+        assert official_compliance.all_families() == official_compliance.computed_families()
     finally:
-        compliance.all_families.cache_clear()
+        official_compliance.all_families.cache_clear()
 
 
 def test_code_table_is_complete_and_stable():
-    table = compliance.code_table()
-    every = compliance.all_families()
+    table = official_compliance.code_table()
+    every = official_compliance.all_families()
     assert set(every) <= set(table.values())  # run `python -m mlperf_audit_rules.compliance --update`
     assert len(set(table.values())) == len(table)
     docs = (Path(__file__).resolve().parent.parent / "docs" / "compliance-rules.md").read_text()
-    assert docs == compliance.markdown_table()
+    assert docs == compliance_data.markdown_table()

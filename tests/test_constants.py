@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO, published_rounds
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit_rules.consistency import dataset_constants
+from mlperf_audit_rules.support.constants import dataset_constants
 
 
 def _bench():

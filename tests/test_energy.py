@@ -33,7 +33,7 @@ from mlperf_audit import listing_order
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
 from mlperf_audit.parser import parse_log
-from mlperf_audit_rules.summarizer import time_to_train_ms
+from mlperf_audit_rules.support.work import time_to_train_ms
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +35,9 @@ def test_ruff_format_changes_nothing() -> None:
 
 
 def test_import_contracts_are_kept() -> None:
-    """[tool.importlinter]: rule packs never import the engine, the host, the CLI or the commands; the
-    core never imports a pack; the core's modules form layers without a cycle."""
+    """[tool.importlinter]: rule packs never import the engine, the host, the CLI or the commands, nor
+    each other, and what they share (`support`) imports none of them; the core never imports a pack;
+    the core's modules form layers without a cycle."""
     result = subprocess.run(
         [str(Path(sys.executable).parent / "lint-imports"), "--no-cache"],
         cwd=ROOT,
@@ -44,7 +46,27 @@ def test_import_contracts_are_kept() -> None:
         timeout=600,
     )
     assert result.returncode == 0, f"import contracts broken:\n{result.stdout}{result.stderr}"
-    assert "3 kept, 0 broken" in result.stdout
+    assert "5 kept, 0 broken" in result.stdout
+
+
+def test_every_built_in_pack_is_held_independent() -> None:
+    """The independence contract and the forbidden one from `support` name every built-in pack that
+    pyproject.toml registers, so that a new pack cannot import another unnoticed."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    packs = {
+        module
+        for module in project["project"]["entry-points"]["mlperf_audit"].values()
+        if module.startswith("mlperf_audit_rules.")
+    }
+    contracts = project["tool"]["importlinter"]["contracts"]
+    independent = [set(c["modules"]) for c in contracts if c["type"] == "independence"]
+    from_support = [
+        set(c["forbidden_modules"])
+        for c in contracts
+        if c["type"] == "forbidden" and c["source_modules"] == ["mlperf_audit_rules.support"]
+    ]
+    assert independent == [packs]
+    assert from_support == [packs]
 
 
 PUBLIC_API_USERS = [ROOT / "rules" / "mlperf_audit_rules", ROOT / "plugins" / "mlperf-audit-example"]

@@ -16,7 +16,7 @@ from conftest import official_output
 from mlperf_audit import rulesets
 from mlperf_audit.api import score
 from mlperf_audit.config import Config
-from mlperf_audit_rules.summarizer import time_to_train
+from mlperf_audit_rules.support.work import time_to_train
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v4.1-sample"
 SUBMITTERS = ["Dell", "Google", "NVIDIA", "tinycorp"]

@@ -10,13 +10,14 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
   `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `read_at_most` / `natural_key`;
 - scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`, and the two
   per-accelerator measures `accelerator_minutes_ratio` and `work_rate_ratio`; recipes: `Recipe`, `Quoted`;
-- reference data: `rulesets` (rounds, benchmarks, run counts) and `hardware` (accelerators and
-  work models); `visible` (package text made safe to show); the parser's limits;
+- reference data: `reference` (each benchmark's and accelerator's facts, with sources), `rulesets`
+  (rounds, benchmarks, run counts) and `hardware` (accelerators and work models); `visible`
+  (package text made safe to show); the parser's limits;
 - commands a plugin adds (`mlperf_audit_register_commands`): `Command`, and `reading_options`,
   the argparse parent parser of the options of a command that reads a PATH as `check` does.
 """
 
-from . import hardware, rulesets
+from . import hardware, reference, rulesets
 from ._version import __version__
 from .archives import ArchiveMember
 from .commands import Command, reading_options
@@ -119,6 +120,7 @@ __all__ = [
     "read_at_most",
     "read_power_log",
     "reading_options",
+    "reference",
     "rulesets",
     "url_prefix",
     "visible",

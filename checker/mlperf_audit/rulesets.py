@@ -27,6 +27,7 @@ from typing import Any, Iterable, Iterator
 
 from mlperf_logging import benchmark_meta
 
+from . import reference
 from .safety import visible
 
 USAGE = "training"
@@ -119,7 +120,7 @@ class Round:
 
     def olympic_drop(self, benchmark: str) -> int:
         """Runs dropped from each end by olympic scoring (and failures tolerated)."""
-        return 4 if benchmark == "unet3d" else 1
+        return reference.facts(benchmark).olympic_drop
 
     def has_rcps(self, benchmark: str) -> bool:
         # The name comes from the logs: only a plain benchmark name can name an RCP file.

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from functools import cache
-from importlib import resources
 from typing import Any, Callable, Iterable
 
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
-from mlperf_audit_rules.rcp import verdict_for
 from mlperf_audit_rules.support import disclosure, schemas
+from mlperf_audit_rules.support.constants import dataset_constants
+from mlperf_audit_rules.support.convergence import verdict_for
 
 VALUES_SCHEMA = "mllog_values.schema.json"
 #: Keys that configure training and so must be the same in every run of a benchmark.
@@ -193,14 +193,6 @@ def _same(a: Any, b: Any) -> bool:
         except OverflowError:  # an integer too large for a float is compared exactly
             return bool(a == b)
     return bool(a == b)
-
-
-@cache
-def dataset_constants() -> dict[str, Any]:
-    """`data/constants.json` (bench/constants.py): per round and benchmark, the reference values of the
-    dataset constants, their source and what the published folders log."""
-    data = json.loads(resources.files("mlperf_audit_rules").joinpath("data/constants.json").read_text())
-    return data if isinstance(data, dict) else {}
 
 
 def _as_number(value: Any) -> int | float | None:

@@ -26,11 +26,10 @@ from mlperf_audit import (
     hardware,
     hookimpl,
 )
-from mlperf_audit_rules import compliance
-from mlperf_audit_rules.compliance import LogLine
-from mlperf_audit_rules.consistency import dataset_constants
 from mlperf_audit_rules.support import published_runs
+from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.envelope import round_of
+from mlperf_audit_rules.support.official_compliance import LogLine, load_config
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -201,7 +200,7 @@ def _target_record(context: CheckContext, run: Run, key: str = "eval_accuracy") 
     benchmark, division = run.value("submission_benchmark"), run.value("submission_division")
     if not isinstance(benchmark, str) or division not in ("closed", "open"):
         return None
-    config = compliance.load_config(context.ruleset.split("-", 1)[1], f"{division}_{benchmark}")
+    config = load_config(context.ruleset.split("-", 1)[1], f"{division}_{benchmark}")
     return config.keys.get(key) if config else None
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from mlperf_audit import CheckContext, Finding, LogEvent, Rule, Run, Severity, hookimpl
-from mlperf_audit_rules.compliance import official_codes
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.official_compliance import official_codes
 
 TRAINING_EVENTS = ("block_start", "epoch_start")
 

@@ -32,6 +32,7 @@ from mlperf_audit import (
 )
 from mlperf_audit_rules.support import confusables, schemas
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.directives import bypasses, known_directives
 from mlperf_audit_rules.support.history import later_check
 
 
@@ -646,37 +647,6 @@ class ConfusableNames(Rule):
                         path=names[name],
                         severity=Severity.WARNING,
                     )
-
-
-KNOWN_DIRECTIVES = {"rcp-bypass", "seed-checker-bypass"}
-BYPASS_OPTIONS = ("rcp_bypass", "seed_checker_bypass")
-
-
-def known_directives(level: str, ruleset: str) -> set[str]:
-    """A submitter-level file holds the package checker's options, which the round's verify script
-    passes for every folder of the submitter, spelled as that round's checker spells them."""
-    if level != "submitter":
-        return KNOWN_DIRECTIVES
-    return {flag for option in rulesets.CHECKER_OPTIONS if (flag := rulesets.checker_flag(option, ruleset))}
-
-
-def directive_in_force(result: BenchmarkResult, directive: str | None, option: str, ruleset: str) -> bool:
-    """A system- or benchmark-level `directive`, or the submitter-level `option` of the round's verify
-    script (spelled as the round spells it, on a newline-terminated line: the script's `read` drops the
-    last one), is in force for the folder."""
-    flag = rulesets.checker_flag(option, ruleset)
-    return any(
-        (params.level == "submitter" and line == flag and line in params.official)
-        or (params.level != "submitter" and line == directive)
-        for params in result.folder.params
-        for _, line in params.lines
-    )
-
-
-def bypasses(level: str, ruleset: str) -> set[str]:
-    if level != "submitter":
-        return KNOWN_DIRECTIVES
-    return {flag for option in BYPASS_OPTIONS if (flag := rulesets.checker_flag(option, ruleset))}
 
 
 class BypassInForce(Rule):

@@ -43,8 +43,8 @@ from mlperf_audit import (
     hardware,
     hookimpl,
 )
-from mlperf_audit_rules.summarizer import RunWork, envelope_verdict, quality_target, run_work
 from mlperf_audit_rules.support import envelope, peers, precision
+from mlperf_audit_rules.support.work import RunWork, envelope_verdict, quality_target, run_work
 
 EXACT_WORK = {benchmark for benchmark, work in hardware.WORK.items() if work.kind == "exact"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).

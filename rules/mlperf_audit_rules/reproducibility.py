@@ -37,9 +37,11 @@ from mlperf_audit import (
     hookimpl,
 )
 
-from . import compliance, rcp, summarizer
 from .support import disclosure, precision, sources
+from .support.convergence import SAMPLES_BENCHMARKS, convergences, evaluation_grid
+from .support.official_compliance import load_config
 from .support.sources import Trace
+from .support.work import time_to_train
 
 
 def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | None:
@@ -608,7 +610,7 @@ def _hyperparameters(version: str, benchmark: str) -> tuple[frozenset[str], froz
     required: set[str] = set()
     constrained: set[str] = set()
     for name in (f"closed_{benchmark}", "closed_common"):
-        config = compliance.load_config(version, name)
+        config = load_config(version, name)
         if config is None:
             continue
         for key, record in config.keys.items():
@@ -647,7 +649,7 @@ class HyperparametersNotLogged(Rule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         version = context.ruleset.split("-", 1)[1]
-        if not compliance.load_config(version, f"closed_{result.benchmark}"):
+        if not load_config(version, f"closed_{result.benchmark}"):
             return
         required, constrained = _hyperparameters(version, result.benchmark)
         division = context.division_of(result)
@@ -708,9 +710,9 @@ def run_spread(result: BenchmarkResult, version: str) -> tuple[Spread, list[str]
     spread of the runs it counts, which also leaves out non-compliant ones: that verdict costs a
     compliance interpretation per run, and the CMP rules report it anyway.)"""
     minutes, units, names = [], [], []
-    for run, convergence in zip(result.runs, rcp.convergences(result, version)):
+    for run, convergence in zip(result.runs, convergences(result, version)):
         stop = run.first("run_stop")
-        time = summarizer.time_to_train(run)
+        time = time_to_train(run)
         if stop is None or stop.meta("status") != "success" or time is None or time <= 0:
             continue
         minutes.append(time)
@@ -775,11 +777,11 @@ class SpreadTooSmall(Rule):
                 return
             # a run converges at the first of its own evaluations that reaches the target: the reference
             # runs' points, seen at the result's evaluation cadence, are where it could have converged
-            grid = rcp.evaluation_grid(result, version)
+            grid = evaluation_grid(result, version)
             seen = on_grid(reference, grid)
             chance = _all_equal_chance(seen, spread.runs)
             if chance < UNLIKELY and len(set(seen)) >= FINE_GRID:
-                unit = "samples_count" if result.benchmark in rcp.SAMPLES_BENCHMARKS else "epoch_num"
+                unit = "samples_count" if result.benchmark in SAMPLES_BENCHMARKS else "epoch_num"
                 cadence = (
                     f", {len(set(seen))} on this result's evaluation grid (every {_number(grid[-1] - grid[-2])} {unit})"
                     if len(grid) >= 2

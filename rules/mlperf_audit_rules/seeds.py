@@ -14,8 +14,8 @@ from typing import Any, Iterable
 from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
-from .package_layout import directive_in_force
 from .support import schemas
+from .support.directives import directive_in_force
 from .support.history import later_check
 
 BYPASS = "seed-checker-bypass"

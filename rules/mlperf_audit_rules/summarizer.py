@@ -32,7 +32,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Sequence
 
 from mlperf_audit import (
@@ -51,62 +51,13 @@ from mlperf_audit import (
     rulesets,
     url_prefix,
 )
-from mlperf_audit_rules import compliance
-from mlperf_audit_rules.rcp import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
-from mlperf_audit_rules.support import envelope, precision
+from mlperf_audit_rules.support import precision
+from mlperf_audit_rules.support.convergence import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
+from mlperf_audit_rules.support.official_compliance import FALLBACK_CODE, code_of, interpret
+from mlperf_audit_rules.support.work import envelope_verdict, quality_target, run_work, time_to_train, time_to_train_ms
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
 RCP_STATUS = {"RCP found": "Fail", "RCP Interpolation": "Interp. Fail", "Cannot find any RCPs": "No RCP"}
-
-
-def time_to_train_ms(run: Run) -> float | None:
-    """Milliseconds between run_start and run_stop, read as `_query_run_start_stop` reads them."""
-    return run.cached("summarizer.time_to_train_ms", lambda: _time_to_train_ms(run))
-
-
-def _time_to_train_ms(run: Run) -> float | None:
-    start = stop = None
-    for event in run.events:
-        if event.key == "run_start":
-            start = event.time_ms
-        if event.key == "run_stop":
-            stop = event.time_ms
-        if start is not None and stop is not None:
-            break
-    if start is None or stop is None:
-        return None
-    elapsed = float(stop) - float(start)
-    return elapsed if math.isfinite(elapsed) else None  # two finite times ~1e308 apart overflow
-
-
-def time_to_train(run: Run) -> float | None:
-    """Minutes between run_start and run_stop, read as `_query_run_start_stop` reads them."""
-    milliseconds = time_to_train_ms(run)
-    return None if milliseconds is None else milliseconds / 60 / 1000
-
-
-@dataclass(frozen=True)
-class RunWork:
-    """A converged run's convergence point and time-to-train: the work it did, and how fast."""
-
-    run: Run
-    units: float
-    minutes: float
-
-    @property
-    def rate(self) -> float:
-        return self.units / self.minutes
-
-
-def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
-    """The work of every converged run with a positive time-to-train, in folder order."""
-    works = []
-    for run in result.runs:
-        convergence = run_convergence(run, version)
-        minutes = time_to_train(run)
-        if convergence.converged and minutes and minutes > 0:
-            works.append(RunWork(run, float(convergence.point), minutes))
-    return works
 
 
 def peak_utilisation(result: BenchmarkResult, context: CheckContext, version: str) -> tuple[float, str] | None:
@@ -128,17 +79,6 @@ def peak_utilisation(result: BenchmarkResult, context: CheckContext, version: st
     return (max(values), f"{accelerator.model}'s {peak.precision} peak") if values else None
 
 
-def quality_target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:
-    """The quality target and its direction (">=" or "<="), read from the official compliance rule."""
-    config = compliance.load_config(version, f"{division}_{benchmark}")
-    key = "aggregated_eval_accuracy" if benchmark == "stable_diffusion" else "eval_accuracy"
-    record = config.keys.get(key) if config else None
-    if record is None or record.at_least_one is None:
-        return None
-    match = re.search(r"(>=|<=)\s*([0-9.]+)", record.at_least_one[0])
-    return (float(match.group(2)), match.group(1)) if match else None
-
-
 def official_failure(run: Run, context: CheckContext, version: str) -> str | None:
     """Why the official summarizer drops the run (compliance failure or parse error), if it does."""
     parse_errors = context.error_codes(run.issues)
@@ -148,8 +88,8 @@ def official_failure(run: Run, context: CheckContext, version: str) -> str | Non
         return "no records"
     failures = sorted(
         {
-            compliance._code_of().get(m.family.id, compliance.FALLBACK_CODE)
-            for m in compliance.interpret(run, version)
+            code_of().get(m.family.id, FALLBACK_CODE)
+            for m in interpret(run, version)
             if m.family.kind not in NON_ERROR_KINDS
         }
     )
@@ -453,28 +393,6 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
         peak_utilisation=peak_utilisation(result, context, version),
         envelope=_envelope(result, context),
     )
-
-
-def envelope_verdict(
-    result: BenchmarkResult, context: CheckContext, precisions: tuple[str, ...] = hardware.PRECISIONS
-) -> envelope.Verdict | None:
-    """`result` against the envelope of the rounds before the checked one, computed once per result
-    and shared by AUD008, AUD009 and the score's `envelope` (AUD012 asks for it without FP6 and
-    FP4: `hardware.WIDE`)."""
-
-    def compute() -> envelope.Verdict | None:
-        version = context.ruleset.split("-", 1)[1]
-        target = quality_target(version, result.benchmark, "closed")
-        return envelope.verdict(
-            result,
-            context.system_description(result.submitter, result.system),
-            [w.minutes for w in run_work(result, version)],
-            version,
-            target[0] if target else None,
-            precisions,
-        )
-
-    return context.memo(result, "envelope.verdict" + ("" if precisions == hardware.PRECISIONS else ".wide"), compute)
 
 
 def _envelope(result: BenchmarkResult, context: CheckContext) -> tuple[float, str] | None:

@@ -2,5 +2,14 @@
 
 - `history`: the checks the official tools added in later rounds (a finding says when one applies);
 - `schemas`: the JSON schemas of system descriptions and `scaling.json`, and their error texts;
-- `sources`: reading an implementation's files (launch scripts, Dockerfiles, configurations).
+- `sources`: reading an implementation's files (launch scripts, Dockerfiles, configurations);
+- `official_compliance`: the official compliance rule files, interpreted, and the CMP code table
+  (`compliance_data` regenerates the shipped data; no check runs it);
+- `convergence`: run convergence points and the official RCP verdicts;
+- `work`: time-to-train, a run's work, the quality target and the envelope verdict;
+- `directives`: the `package_checker_params` directives in force;
+- `constants`: the dataset constants of every round and benchmark.
+
+Packs import from here and never from each other (`[tool.importlinter]`), so a disabled pack leaves
+none of its code running; nothing here imports a pack.
 """
