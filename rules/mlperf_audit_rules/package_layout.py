@@ -16,15 +16,20 @@ from typing import Any, Iterable
 from mlperf_audit import (
     PARAMS_FILE,
     BenchmarkResult,
+    BenchmarkRule,
     CheckContext,
     Finding,
     IssueRule,
     Problem,
     Rule,
     Run,
+    RunRule,
     Severity,
     Submission,
+    SubmissionRule,
     TargetKind,
+    Tree,
+    TreeRule,
     hookimpl,
     natural_key,
     rulesets,
@@ -309,7 +314,7 @@ def _round(context: CheckContext) -> rulesets.Round:
     return rulesets.get(context.ruleset)
 
 
-class UnknownBenchmarkFolder(Rule):
+class UnknownBenchmarkFolder(BenchmarkRule):
     """A benchmark folder's name is not a benchmark of the round.
 
     What it checks: that each `results/<system>/<benchmark>/` is named after a benchmark of the
@@ -345,7 +350,7 @@ class UnknownBenchmarkFolder(Rule):
             )
 
 
-class RulesetMismatch(Rule):
+class RulesetMismatch(TreeRule):
     """The round in force does not fit the package.
 
     What it checks: that the round in force (named by `--ruleset` or the configuration, or taken
@@ -368,7 +373,7 @@ class RulesetMismatch(Rule):
     severity = Severity.ERROR
     scope = "tree"
 
-    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         if not tree.benchmark_folders and not tree.loose_logs:
             return
         inference = rulesets.infer_tree(tree)
@@ -392,7 +397,7 @@ class RulesetMismatch(Rule):
             )
 
 
-class BenchmarkNameMismatch(Rule):
+class BenchmarkNameMismatch(RunRule):
     """The log's `submission_benchmark` is not the name of the folder it is in.
 
     What it checks: that `submission_benchmark` in each result file equals its benchmark folder's name.
@@ -425,7 +430,7 @@ class BenchmarkNameMismatch(Rule):
             )
 
 
-class RunCount(Rule):
+class RunCount(BenchmarkRule):
     """A benchmark folder does not hold the number of runs the round requires.
 
     What it checks: the number of `result_*.txt` files against the round's table (training 4.1.0:
@@ -465,7 +470,7 @@ class RunCount(Rule):
 KNOWN_FILES = {"scaling.json", PARAMS_FILE}
 
 
-class UnknownFile(Rule):
+class UnknownFile(BenchmarkRule):
     """A benchmark folder holds a file that is neither a result nor a known companion.
 
     What it checks: that a benchmark folder holds only `result_*.txt`, `scaling.json`,
@@ -494,7 +499,7 @@ class UnknownFile(Rule):
             yield self.finding(f"unexpected {kind} {name!r} in a benchmark folder", path=entry.path.rstrip("/"))
 
 
-class SystemDescriptionMissing(Rule):
+class SystemDescriptionMissing(SubmissionRule):
     """A `results/<system>/` folder has no `systems/<system>.json`.
 
     What it checks: that every system with results is described.
@@ -568,7 +573,7 @@ def _difference(first: str, second: str) -> str:
     return f"they differ in confusable characters: {spelled}"
 
 
-class ConfusableNames(Rule):
+class ConfusableNames(TreeRule):
     """Two names of the package look the same, or one name mixes scripts to look like another.
 
     What it checks: that no two submitter, system or benchmark names of the checked tree are
@@ -598,7 +603,7 @@ class ConfusableNames(Rule):
     severity = Severity.ERROR
     scope = "tree"
 
-    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         known = {
             confusables.comparison_key(benchmark): benchmark
             for ruleset in rulesets.SUPPORTED
@@ -649,7 +654,7 @@ class ConfusableNames(Rule):
                     )
 
 
-class BypassInForce(Rule):
+class BypassInForce(BenchmarkRule):
     """A `package_checker_params` file switches a check off for this benchmark.
 
     What it checks: the directives of `results/<system>/package_checker_params` and
@@ -690,7 +695,7 @@ class BypassInForce(Rule):
                 )
 
 
-class UnknownDirective(Rule):
+class UnknownDirective(BenchmarkRule):
     """A `package_checker_params` line is not a known directive.
 
     What it checks: that each non-blank, non-comment line is `rcp-bypass` or `seed-checker-bypass`
@@ -723,7 +728,7 @@ class UnknownDirective(Rule):
                     )
 
 
-class TooManyFailedRuns(Rule):
+class TooManyFailedRuns(BenchmarkRule):
     """More runs of a benchmark fail than olympic scoring tolerates.
 
     What it checks: the number of non-compliant runs in a benchmark folder (runs with an error
