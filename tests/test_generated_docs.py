@@ -60,7 +60,7 @@ def test_readme_table_lists_every_builtin_prefix_once(builtin_host):
 
 
 def test_check_fails_with_a_diff_on_a_hand_edited_table(tmp_path, capsys):
-    for name in ("pyproject.toml", "README.md", "docs/compliance-rules.md"):
+    for name in ("pyproject.toml", "README.md", "docs/compliance-rules.md", "docs/plugin-api.md"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copyfile(REPO / name, tmp_path / name)
     for folder in ("checker", "rules"):  # the table links the modules' files, so they must exist
@@ -86,3 +86,26 @@ def test_no_rule_doc_or_summary_holds_a_printf_template(builtin_host):
         for text in (re.sub(r"`[^`]*`", "", rule.doc()), rule.summary):  # code spans may show templates
             found = PRINTF_PLACEHOLDER.search(text)
             assert found is None, f"{rule.code}: {found.group()!r} in {text[max(0, found.start() - 40) :][:80]!r}"
+
+
+def test_plugin_api_hook_reference_is_current():
+    current = (REPO / "docs" / "plugin-api.md").read_text(encoding="utf-8")
+    assert current == generate.expected_plugin_api(current), (
+        "docs/plugin-api.md's hook reference is stale: run `make docs` (python docs/generate.py)"
+    )
+
+
+def test_every_hookspec_documents_each_parameter_and_the_release_that_brought_it():
+    import inspect
+
+    from mlperf_audit import hookspecs
+
+    hooks = {name: f for name, f in vars(hookspecs).items() if hasattr(f, "mlperf_audit_spec")}
+    assert len(hooks) >= 14
+    for name, function in hooks.items():
+        doc = inspect.getdoc(function) or ""
+        for parameter in inspect.signature(function).parameters:
+            assert f":param {parameter}:" in doc, f"{name} does not document {parameter}"
+        assert ".. versionadded:: " in doc, name
+        deprecated = function.mlperf_audit_spec["warn_on_impl"] is not None
+        assert deprecated == (".. deprecated:: " in doc), f"{name}: warn_on_impl and `.. deprecated::` disagree"

@@ -33,8 +33,8 @@ from typing import Any, Iterable, Mapping
 
 from .errors import ConfigError
 from .markers import hookimpl
-from .model import Finding, Severity
-from .rule import Rule
+from .model import Finding, Severity, Tree
+from .rule import Rule, TreeRule
 from .safety import visible
 
 BASELINE_VERSION = 1
@@ -173,10 +173,10 @@ def baseline_document(findings: Iterable[Finding]) -> str:
     )
 
 
-class _Meta(Rule):
+class _Meta(TreeRule):
     scope = "tree"
 
-    def check(self, target: Any, context: Any) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: Any) -> Iterable[Finding]:
         return ()  # reported while findings are filtered: see `mlperf_audit_modify_findings`
 
 
