@@ -243,6 +243,7 @@ def test_disable_plugin(cli):
     assert result.code == 2 and "essential" in result.err
 
 
+@pytest.mark.filterwarnings("ignore:mlperf_audit_configure is deprecated:DeprecationWarning")
 def test_every_check_hook_is_called_once_per_target(fixtures):
     calls: list[tuple[str, str]] = []
 
