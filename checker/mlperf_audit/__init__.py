@@ -16,10 +16,11 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
 - reference data: `reference` (each benchmark's and accelerator's facts, with sources), `rulesets`
   (rounds, benchmarks, run counts) and `hardware` (accelerators and work models); `visible`
   (package text made safe to show); `limits` (the parser's limits and `read_at_most`, for a rule
-  that reads a file itself).
+  that reads a file itself); `suggest` (the "did you mean" of the command line, for a finding that
+  names a mistyped folder or system).
 """
 
-from . import hardware, limits, reference, rulesets
+from . import hardware, limits, reference, rulesets, suggest
 from ._version import __version__
 from .archives import ArchiveMember
 from .config import Config, Setting
@@ -143,6 +144,7 @@ __all__ = [
     "read_power_log",
     "reference",
     "rulesets",
+    "suggest",
     "url_prefix",
     "visible",
     "work_rate_ratio",

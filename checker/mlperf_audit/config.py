@@ -19,7 +19,6 @@ user's, and a cache folder is used only if the user owns it and nobody else can 
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
@@ -28,7 +27,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable
 
-from . import archives, cache, rulesets
+from . import archives, cache, rulesets, suggest
 from .cache import default_directory
 from .errors import ConfigError
 from .model import Severity
@@ -190,7 +189,7 @@ def _near_miss(names: Iterable[Any]) -> str | None:
     for name in names:
         if _squashed(name) == _squashed(TABLE):
             return name
-    close = difflib.get_close_matches(TABLE, names, n=1, cutoff=0.8)
+    close = suggest.closest(TABLE, names, count=1, cutoff=0.8)
     return close[0] if close else None
 
 
@@ -271,7 +270,7 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
             f"{name!r}: did you mean {close[0]!r}?"
             for name in unknown
             if not isinstance(table[name], dict)  # a sub-table is no misspelt setting
-            for close in [difflib.get_close_matches(name.replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)]
+            for close in [suggest.closest(name.replace("_", "-"), sorted(KEYS), count=1)]
             if close
         ]
         raise ConfigError(

@@ -8,7 +8,6 @@ and FIFOs cannot hang a check and nothing outside PATH is read.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import unicodedata
 from typing import Any, Iterable
@@ -33,6 +32,7 @@ from mlperf_audit import (
     hookimpl,
     natural_key,
     rulesets,
+    suggest,
     visible,
 )
 from mlperf_audit_rules.support import confusables, schemas
@@ -299,15 +299,10 @@ class FileTooBig(IssueRule):
 
 
 def _closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name that `name` most probably misspells (compared without case; a name it
-    starts with first: `bert` for `bert_large`), or None when none is close."""
-    by_folded = {candidate.casefold(): candidate for candidate in sorted(known)}
-    folded = name.casefold()
-    stems = [candidate for candidate in by_folded if len(candidate) >= 3 and folded.startswith(candidate)]
-    if stems:
-        return by_folded[max(stems, key=len)]
-    similar = difflib.get_close_matches(folded, list(by_folded), n=1)
-    return by_folded[similar[0]] if similar else None
+    """The known name that `name` most probably misspells (`gnn` for `GNN`, `bert` for `bert_large`),
+    or None when none is close."""
+    close = suggest.closest(name, sorted(known), count=1)
+    return close[0] if close else None
 
 
 def _round(context: CheckContext) -> rulesets.Round:
