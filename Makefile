@@ -36,7 +36,7 @@ test: $(STAMP)
 fixtures: $(STAMP)
 	$(BIN)/python fixtures/generate.py
 
-# Regenerate the README's rule table and docs/compliance-rules.md from the registered rules
+# Regenerate the rule index and pages (docs/rules/) and docs/compliance-rules.md from the registered rules
 # (tests/test_generated_docs.py fails when they are stale).
 docs: $(STAMP)
 	$(BIN)/python docs/generate.py

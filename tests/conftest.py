@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit.cli import main
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "packages"
@@ -29,6 +29,33 @@ NEEDED_DATA: dict[str, tuple[tuple[str, Path], ...]] = {
     "sample_with_code": (("v4.1 sample", SAMPLE), ("v4.1 implementations", IMPLEMENTATIONS)),
     "power_sample": (("v5.0 power sample", POWER_SAMPLE),),
 }
+
+
+#: The tests that exercise an installed third-party plugin (the example plugin) carry this marker;
+#: every other test sees only the plugins of this distribution, installed or not the example.
+THIRD_PARTY = "third_party_plugins"
+EXAMPLE_DISTRIBUTION = "mlperf-audit-example"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The suite checks what mlperf-audit ships: a third-party plugin installed beside it (the
+    example plugin, or any other) must neither add rules nor break a test. Set before anything is
+    collected, so module-level hosts and the commands tests run in subprocesses see it too."""
+    config.addinivalue_line("markers", f"{THIRD_PARTY}: loads the installed third-party plugins (the example plugin)")
+    os.environ[DISABLE_AUTOLOAD_ENV] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _third_party_plugins_opt_in(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker(THIRD_PARTY) is None:
+        return
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution(EXAMPLE_DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(f"the example plugin is not installed (pip install -e plugins/{EXAMPLE_DISTRIBUTION})")
+    monkeypatch.delenv(DISABLE_AUTOLOAD_ENV)
 
 
 def _missing_data(item: pytest.Item) -> set[tuple[str, Path]]:
@@ -102,7 +129,14 @@ def _no_stray_width() -> None:
 
 @pytest.fixture(scope="session")
 def host() -> PluginHost:
-    return PluginHost()
+    """The plugins of this distribution only."""
+    return PluginHost(autoload_third_party=False)
+
+
+@pytest.fixture
+def host_with_plugins() -> PluginHost:
+    """Every installed plugin, the example plugin included: for tests marked `third_party_plugins`."""
+    return PluginHost(autoload_third_party=True)
 
 
 @pytest.fixture

@@ -45,7 +45,7 @@ def pull_request(tmp_path, sample):
     shutil.copytree(sample, repo)
     for path in [repo, *repo.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
-    (repo / ".mlperf-audit.toml").write_text('ignore = ["EXA"]\nfail-on = "warning"\nwaivers = "waivers.toml"\n')
+    (repo / ".mlperf-audit.toml").write_text('fail-on = "warning"\nwaivers = "waivers.toml"\n')
     (repo / "waivers.toml").write_text(
         '[[waiver]]\nrule = "FOR006"\npath = "Google/*"\nreason = "platform name known"\n'
     )
@@ -107,7 +107,7 @@ def test_action_checks_only_the_changed_submitter(pull_request):
     result = run_action(env, repo)
     values = dict(line.split("=", 1) for line in outputs.read_text().splitlines())
     assert values["checked"] == "tinycorp"
-    # base configuration obeyed (fail-on warning, EXA ignored), the PR's ignore = ["ALL"] is not
+    # base configuration obeyed (fail-on warning), the PR's ignore = ["ALL"] is not
     assert result.returncode == 1 and values["exit-code"] == "1"
     annotations = [line for line in result.stdout.splitlines() if line.startswith("::")]
     assert annotations and all("file=tinycorp/" in line for line in annotations)

@@ -27,10 +27,10 @@ def validate_report(text: str) -> dict:
 
 def test_clean_package_passes(cli, fixtures, monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")  # the description on one line
-    result = cli("check", str(fixtures / "clean"), "--ignore", "EXA")
+    result = cli("check", str(fixtures / "clean"))
     assert result.code == 0, result.out
     assert "0 error(s), 0 warning(s)" in result.out and "in 58 result file(s): passed" in result.out
-    verbose = cli("check", str(fixtures / "clean"), "--ignore", "EXA", "-v")
+    verbose = cli("check", str(fixtures / "clean"), "-v")
     assert "results repository: 1 submitter, 2 systems, 7 benchmark folders, 58 result files" in verbose.out
 
 
@@ -65,9 +65,10 @@ def test_one_failed_run_is_tolerated_as_a_warning(cli, fixtures):
     ],
 )
 def test_fail_on(cli, fixtures, case, fail_on, code):
-    assert cli("check", str(fixtures / "broken" / case), "--fail-on", fail_on, "--ignore", "EXA").code == code
+    assert cli("check", str(fixtures / "broken" / case), "--fail-on", fail_on).code == code
 
 
+@pytest.mark.third_party_plugins
 def test_info_findings_fail_only_with_fail_on_info(cli, tmp_path):
     log = tmp_path / "result_0.txt"
     log.write_text("+ trace\n+ trace\n+ trace\n" + (FIXTURE_LOG.read_text()))
@@ -107,7 +108,7 @@ def test_json_contract(cli, fixtures):
     }
     assert len(finding["fingerprint"]) == 32
     assert report["summary"]["error"] == 4  # two runs, the folder (PKG019) and its RCP check (RCP002)
-    assert {p["name"] for p in report["plugins"]} >= {"engine", "log_syntax", "log_structure", "example"}
+    assert {p["name"] for p in report["plugins"]} >= {"engine", "log_syntax", "log_structure"}
 
 
 def test_json_findings_carry_physical_lines(cli, fixtures):
@@ -159,6 +160,7 @@ def test_fail_on_choices_are_documented(cli):
     assert set(FAIL_ON_CHOICES) == {"error", "warning", "info", "never"}
 
 
+@pytest.mark.third_party_plugins
 def test_rules_lists_plugins(cli):
     result = cli("rules")
     assert result.code == 0
@@ -167,6 +169,7 @@ def test_rules_lists_plugins(cli):
     assert any(line.startswith("EVT003") and "log_structure" in line for line in result.out.splitlines())
 
 
+@pytest.mark.third_party_plugins
 def test_rules_json(cli):
     rules = json.loads(cli("rules", "--json").out)
     codes = [rule["code"] for rule in rules]

@@ -1,13 +1,18 @@
-"""Documentation as a contract: rule docs, hook docs, README commands."""
+"""Documentation as a contract: rule docs, hook docs, the README's commands and its quick start."""
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import published_rounds
 from mlperf_audit import hookspecs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,3 +54,33 @@ def test_every_hook_is_documented_and_tested(hook):
 def test_readme_keeps_the_two_commands():
     readme = (REPO / "README.md").read_text()
     assert "make demo" in readme and "make test" in readme
+
+
+def _readme_console_block() -> tuple[str, list[str]]:
+    """The quick start's command (after `$ cd <round> && `) and the output the README shows for it."""
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```console\n\$ cd \S+ && ([^\n]+)\n(.*?)```", readme, re.DOTALL)
+    assert block, "the README lost its quick start"
+    return block.group(1), block.group(2).rstrip("\n").split("\n")
+
+
+@pytest.mark.skipif("4.1" not in published_rounds(), reason="the v4.1 round is not under $MLPERF_AUDIT_ROUNDS")
+def test_readme_quick_start_shows_what_the_command_prints():
+    """The quick start is real output: the same command, from the folder above the submitter, in a pipe (80
+    columns, no colour), with the plugins a user's install has (not the tests' example plugin), prints
+    exactly the lines the README shows (it once showed 53 infos where the check gave 57)."""
+    command, shown = _readme_console_block()
+    executable = Path(sys.executable).with_name("mlperf-audit")
+    environ = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "NO_COLOR", "FORCE_COLOR")}
+    environ["MLPERF_AUDIT_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    result = subprocess.run(
+        [str(executable), *shlex.split(command)[1:]],
+        cwd=published_rounds()["4.1"],
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.rstrip("\n").split("\n") == shown

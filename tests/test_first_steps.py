@@ -41,6 +41,7 @@ def test_make_demo_installs_the_project_alone_and_make_test_the_test_tools(tmp_p
     assert "'.[test]'" in tested and "plugins/mlperf-audit-example" in tested
 
 
+@pytest.mark.third_party_plugins
 def test_make_demo_shows_no_rule_of_the_example_plugin(tmp_path):
     """`make demo` in this environment, which holds the example plugin (`make test` set it up), on
     the demo package with a result file the plugin's EXA001 reports (mostly shell noise): the

@@ -48,7 +48,7 @@ def test_clean_package_has_every_benchmark_with_the_required_runs(fixtures):
 
 
 def test_clean_package_has_no_findings(fixtures, host):
-    report = check(fixtures / "clean", Config(ignore=("EXA",)), host)
+    report = check(fixtures / "clean", Config(), host)
     assert [f for f in report.findings if f.severity.value != "info"] == []
     passed = {f.benchmark for f in report.findings if f.rule == "RCP007" and "RCP test passed (RCP found)" in f.message}
     assert passed == set(BENCHMARKS)
@@ -82,13 +82,13 @@ def test_clean_logs_pass_the_official_compliance_checker(fixtures, benchmark):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_broken_case_raises_exactly_its_documented_codes(fixtures, host, case):
     # the fixture packages are 4.1 packages: pinned, so that a misnamed folder is judged by 4.1's list
-    report = check(fixtures / "broken" / case, Config(ignore=("EXA",), ruleset="training-4.1.0"), host)
+    report = check(fixtures / "broken" / case, Config(ruleset="training-4.1.0"), host)
     found = {f.rule for f in report.findings if f.severity.value != "info"}
     assert sorted(found) == sorted(CASES[case]["expect"]), CASES[case]["description"]
 
 
 def test_demo_has_findings(cli, fixtures):
-    result = cli("check", str(fixtures / "demo"), "--fail-on", "never", "--ignore", "EXA")
+    result = cli("check", str(fixtures / "demo"), "--fail-on", "never")
     assert result.code == 0
     assert "6 error(s), 3 warning(s), 3 info" in result.out  # info: RCP007, REP003 x2
     assert cli("check", str(fixtures / "demo")).code == 1
@@ -100,7 +100,7 @@ FORGED = json.loads((REPO / "fixtures" / "packages" / "forged" / "cases.json").r
 @pytest.mark.parametrize("case", sorted(FORGED))
 def test_forged_case_is_caught_by_its_rule(fixtures, host, case):
     # the fixtures are v4.1 packages; one benchmark (llama2_70b_lora) alone fits every round up to 6.1
-    report = check(fixtures / "forged" / case, Config(ignore=("EXA",), ruleset="training-4.1.0"), host)
+    report = check(fixtures / "forged" / case, Config(ruleset="training-4.1.0"), host)
     found = {f.rule for f in report.findings if f.severity.value != "info"}
     assert set(FORGED[case]["expect"]) <= found, FORGED[case]["description"]
     assert (
@@ -114,7 +114,7 @@ IRREPRODUCIBLE = json.loads((REPO / "fixtures" / "packages" / "irreproducible" /
 @pytest.mark.parametrize("case", sorted(IRREPRODUCIBLE))
 def test_irreproducible_case_raises_exactly_its_documented_codes(fixtures, host, case):
     """The consistent package stays silent; each disagreement raises its rule and nothing else."""
-    report = check(fixtures / "irreproducible" / case, Config(ignore=("EXA",)), host)
+    report = check(fixtures / "irreproducible" / case, Config(), host)
     found = {f.rule for f in report.findings if f.severity.value != "info"}
     assert sorted(found) == sorted(IRREPRODUCIBLE[case]["expect"]), IRREPRODUCIBLE[case]["description"]
     traced = [f for f in report.findings if f.rule == "REP003"]
@@ -199,7 +199,7 @@ def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(f
     assert "2 files do not comply, directory cannot be accepted" in log
     assert "PACKAGE CHECKER FOUND ERRORS" in log
     # mlperf-audit agrees: the same two runs, and the folder
-    report = check(package, Config(ignore=("EXA",), ruleset="training-6.1.0"), host)
+    report = check(package, Config(ruleset="training-6.1.0"), host)
     errors = sorted((f.rule, f.path.rsplit("/", 1)[-1]) for f in report.findings if f.severity.value == "error")
     assert errors == [("CMP1010", "result_0.txt"), ("CMP1010", "result_1.txt"), ("PKG019", "llama31_8b")]
     assert all("config_filename" in f.message for f in report.findings if f.rule == "CMP1010")
@@ -207,7 +207,7 @@ def test_the_official_checker_rejects_a_six_one_package_without_its_disclosure(f
 
 @pytest.mark.parametrize("ruleset", sorted(SIX))
 def test_six_package_has_no_errors_or_warnings_in_mlperf_audit(fixtures, host, ruleset):
-    report = check(fixtures / SIX[ruleset], Config(ignore=("EXA",)), host)
+    report = check(fixtures / SIX[ruleset], Config(), host)
     assert report.ruleset == f"training-{ruleset}"  # named by the folder above the submission
     assert [f for f in report.findings if f.severity.value != "info"] == []
     passed = {f.benchmark for f in report.findings if f.rule == "RCP007" and "RCP test passed" in f.message}

@@ -14,7 +14,7 @@ from typing import Iterable
 
 import pytest
 
-from mlperf_audit import Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit import CheckContext, Finding, Rule, Run, Setting, Severity, hookimpl
 from mlperf_audit.api import check
 from mlperf_audit.config import Config
 from mlperf_audit.errors import PluginError
@@ -46,6 +46,7 @@ class RulesPlugin:
         return self.rules
 
 
+@pytest.mark.third_party_plugins
 def test_builtin_and_third_party_use_the_same_entry_point_group():
     group = importlib.metadata.entry_points(group="mlperf_audit")
     by_name = {ep.name: ep.dist.name for ep in group}
@@ -53,7 +54,9 @@ def test_builtin_and_third_party_use_the_same_entry_point_group():
     assert by_name["example"] == "mlperf-audit-example"
 
 
-def test_example_plugin_rule_runs(fixtures, host):
+@pytest.mark.third_party_plugins
+def test_example_plugin_rule_runs(fixtures, host_with_plugins):
+    host = host_with_plugins
     report = check(fixtures / "clean", Config(select=("EXA001",)), host)
     assert report.findings == ()  # lean fixture logs
     assert host.rule("EXA001").plugin == "example"
@@ -197,7 +200,7 @@ def test_broken_entry_point_in_process(monkeypatch):
     real = importlib.metadata.entry_points
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: list(real(group=group)) + [broken])
     with pytest.raises(PluginError, match="failed to load plugin 'ghost'.*ModuleNotFoundError"):
-        PluginHost()
+        PluginHost(autoload_third_party=True)
 
 
 def _fake_distribution(site: Path, module_source: str) -> None:
@@ -218,7 +221,7 @@ def _run_cli(site: Path, *argv: str, env: dict[str, str] | None = None) -> subpr
 
 def test_plugin_that_fails_to_import_exits_2(tmp_path, fixtures):
     _fake_distribution(tmp_path, "raise RuntimeError('incompatible with this mlperf-audit')\n")
-    result = _run_cli(tmp_path, "check", str(fixtures / "clean"))
+    result = _run_cli(tmp_path, "check", str(fixtures / "clean"), env={DISABLE_AUTOLOAD_ENV: ""})  # as installed
     assert result.returncode == 2
     assert "failed to load plugin 'broken'" in result.stderr
     assert "mlperf-audit-broken 1.2.3" in result.stderr and "incompatible" in result.stderr
@@ -240,6 +243,7 @@ def test_disable_plugin(cli):
     assert result.code == 2 and "essential" in result.err
 
 
+@pytest.mark.filterwarnings("ignore:mlperf_audit_configure is deprecated:DeprecationWarning")
 def test_every_check_hook_is_called_once_per_target(fixtures):
     calls: list[tuple[str, str]] = []
 
@@ -412,3 +416,236 @@ def test_a_folder_is_checked_without_the_cyclic_collector_which_returns_after(fi
         assert not gc.isenabled()  # a caller's choice is left as it was
     finally:
         gc.enable()
+
+
+# --- the typed plugin contract -----------------------------------------------------------------
+
+
+def _scoped_rule(base: type, scope: str | None = None) -> type:
+    attributes = {
+        "__doc__": "A scoped test rule.\n\nHow to fix: nothing; it is a test.",
+        "code": "TST201",
+        "name": "scoped-rule",
+        "summary": "A scoped test rule.",
+        "severity": Severity.WARNING,
+        "check": lambda self, target, context: [self.finding(type(target).__name__)],
+    }
+    if scope is not None:
+        attributes["scope"] = scope
+    return type("Scoped", (base,), attributes)
+
+
+def test_a_scoped_base_sets_the_scope_and_checks_its_model_type(fixtures):
+    from mlperf_audit import BenchmarkRule
+
+    host = PluginHost(plugins=[("scoped", RulesPlugin(_scoped_rule(BenchmarkRule)))], autoload_third_party=False)
+    report = check(fixtures / "clean", Config(select=("TST201",)), host)
+    assert report.findings and {f.message for f in report.findings} == {"BenchmarkResult"}
+
+
+def test_a_scoped_base_with_another_scope_is_a_plugin_error():
+    from mlperf_audit import RunRule
+
+    with pytest.raises(PluginError, match=r"derives from RunRule \(scope 'run'\) but sets scope 'tree'"):
+        PluginHost(plugins=[("scoped", RulesPlugin(_scoped_rule(RunRule, "tree")))], autoload_third_party=False)
+
+
+def test_every_builtin_rule_with_a_check_of_its_own_derives_from_the_base_of_its_scope(host):
+    from mlperf_audit.rule import SCOPED_BASES, IssueRule
+
+    bases = {base.scope: base for base in SCOPED_BASES}
+    loose = [
+        rule.code
+        for rule in host.rules
+        if rule.produced_by is None and not issubclass(rule, IssueRule) and not issubclass(rule, bases[rule.scope])
+    ]
+    assert loose == [], loose
+
+
+def test_the_context_a_rule_receives_holds_no_engine_state(fixtures):
+    import dataclasses as dc
+
+    from mlperf_audit import CheckContext
+    from mlperf_audit.rule import EngineContext
+
+    public = {f.name for f in dc.fields(CheckContext) if not f.name.startswith("_")}
+    assert public == {"config", "tree", "catalogue", "selected_codes"}
+    for engine_state in ("rules", "plans", "channels"):
+        assert not hasattr(CheckContext, engine_state) and engine_state not in public
+        assert hasattr(EngineContext, engine_state) or engine_state in {f.name for f in dc.fields(EngineContext)}
+    seen: list[object] = []
+
+    class Spy(_Rule):
+        """Keeps the context it receives.
+
+        How to fix: nothing; it is a test.
+        """
+
+        def check(self, run: Run, context: object) -> Iterable[Finding]:
+            seen.append(context)
+            return ()
+
+    check(fixtures / "clean", Config(select=("TST001",)), PluginHost(plugins=[("spy", RulesPlugin(Spy))]))
+    with pytest.raises(TypeError):
+        seen[0].catalogue["TST999"] = Spy  # type: ignore[attr-defined, index]
+
+
+def test_public_api_exports_formats_reports_configuration_and_no_reading_machinery():
+    import mlperf_audit
+
+    assert {"Format", "Report", "Config", "Setting", "limits"} <= set(mlperf_audit.__all__)
+    assert not {"read_at_most", "MAX_FILE_BYTES", "MAX_LINE_BYTES"} & set(mlperf_audit.__all__)
+    assert mlperf_audit.limits.MAX_LINE_BYTES > 0 and callable(mlperf_audit.limits.read_at_most)
+
+
+# --- plugin settings ---------------------------------------------------------------------------
+
+
+class _ThresholdRule(_Rule):
+    """Says the settings of its plugin in force.
+
+    How to fix: nothing; it is a test.
+    """
+
+    code = "TST301"
+    name = "threshold-rule"
+
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
+        settings = context.settings_of(self.plugin)
+        yield self.finding(f"threshold={settings['threshold']} label={settings['label']}", path=run.path)
+
+
+class SettingsPlugin(RulesPlugin):
+    def __init__(self, settings: list[object]) -> None:
+        super().__init__(_ThresholdRule)
+        self.settings = settings
+
+    @hookimpl
+    def mlperf_audit_plugin_settings(self) -> list[object]:
+        return self.settings
+
+
+_DECLARED = [Setting("threshold", float, 0.5, "A share."), Setting("label", str, "none", "A label.")]
+
+
+def _settings_host(settings: list[object] = _DECLARED) -> PluginHost:
+    return PluginHost(plugins=[("thresholds", SettingsPlugin(settings))], autoload_third_party=False)
+
+
+def _configured(tmp_path: Path, toml: str, trust: bool = True) -> Config:
+    from mlperf_audit.config import load_config
+
+    (tmp_path / "pyproject.toml").write_text(toml)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    return load_config(target=elsewhere if trust else tmp_path, cwd=tmp_path, use_cache=False)
+
+
+def test_a_rule_reads_its_plugin_settings_defaults_and_configured(fixtures, tmp_path):
+    host = _settings_host()
+    report = check(fixtures / "clean", Config(select=("TST301",)), host)
+    assert {f.message for f in report.findings} == {"threshold=0.5 label=none"}
+    config = _configured(
+        tmp_path, '[tool.mlperf-audit]\nselect = ["TST301"]\n[tool.mlperf-audit.plugins.thresholds]\nthreshold = 1\n'
+    )
+    report = check(fixtures / "clean", config, host)
+    assert {f.message for f in report.findings} == {"threshold=1 label=none"}  # an int where a float is declared
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            "[tool.mlperf-audit.plugins.thresholds]\ntreshold = 0.2\n",
+            r"unknown setting 'treshold' \(did you mean 'threshold'\?\)",
+        ),
+        ("[tool.mlperf-audit.plugins.thresholds]\nlabel = 3\n", "label must be a string, not 3"),
+        ("[tool.mlperf-audit.plugins.thresholds]\nthreshold = true\n", "threshold must be a number, not True"),
+        (
+            "[tool.mlperf-audit.plugins.treshholds]\nlabel = 'x'\n",
+            r"no loaded plugin 'treshholds'.*did you mean 'thresholds'",
+        ),
+    ],
+)
+def test_a_wrong_plugin_setting_is_a_configuration_error(fixtures, tmp_path, table, message):
+    from mlperf_audit.errors import ConfigError
+
+    config = _configured(tmp_path, "[tool.mlperf-audit]\n" + table)
+    with pytest.raises(ConfigError, match=message):
+        check(fixtures / "clean", dataclasses.replace(config, select=("TST301",)), _settings_host())
+
+
+def test_tree_configuration_sets_no_plugin_setting(tmp_path, fixtures):
+    config = _configured(tmp_path, "[tool.mlperf-audit.plugins.thresholds]\nthreshold = 0.9\n", trust=False)
+    assert config.plugins == () and any("not obeyed: plugins" in note for note in config.notes)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        (Setting("Threshold", float, 0.5, "x"), "not kebab-case"),
+        (Setting("threshold", float, "high", "x"), "threshold must be a number"),
+        (Setting("threshold", dict, {}, "x"), "is not one of bool"),
+        ("threshold", "is not a mlperf_audit.Setting"),
+    ],
+)
+def test_a_broken_setting_declaration_is_a_plugin_error(setting, message):
+    with pytest.raises(PluginError, match=message):
+        _settings_host([setting])
+
+
+def test_the_deprecated_configure_hook_warns_and_still_works(fixtures):
+    class Old:
+        def __init__(self) -> None:
+            self.configs: list[Config] = []
+
+        @hookimpl
+        def mlperf_audit_configure(self, config: Config) -> None:
+            self.configs.append(config)
+
+    old = Old()
+    with pytest.warns(DeprecationWarning, match="mlperf_audit_configure is deprecated"):
+        host = PluginHost(plugins=[("old", old)], autoload_third_party=False)
+    check(fixtures / "clean", Config(fail_on="warning"), host)
+    assert [config.fail_on for config in old.configs] == ["warning"]
+
+
+# --- the test runner a plugin gets --------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "plugins" / "mlperf-audit-example"
+
+
+def _pytest(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *argv],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+    )
+
+
+@pytest.mark.third_party_plugins
+def test_the_example_plugin_runs_its_rule_cases_with_pytest_alone():
+    result = _pytest(str(EXAMPLE), "-v")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "EXA001.yaml::mostly_shell_trace PASSED" in result.stdout
+    assert "EXA001.yaml::noise_share_configured_higher PASSED" in result.stdout
+
+
+@pytest.mark.third_party_plugins
+def test_a_wrong_rule_case_fails_under_the_pytest_plugin(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\nmlperf_audit_rule_cases = ["cases"]\n')
+    (tmp_path / "cases").mkdir()
+    cases = (EXAMPLE / "tests" / "EXA001.yaml").read_text().replace('"75% of', '"76% of')
+    (tmp_path / "cases" / "EXA001.yaml").write_text(cases)
+    (tmp_path / "cases" / "notes.yaml").write_text("not: a case file\n")  # not named after a rule: not collected
+    result = _pytest(str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "1 failed, 2 passed" in result.stdout and 'lacks "76% of the file\'s 4 lines"' in result.stdout
+
+
+def test_the_pytest_plugin_collects_nothing_where_it_is_not_asked(tmp_path):
+    (tmp_path / "EXA001.yaml").write_text((EXAMPLE / "tests" / "EXA001.yaml").read_text())
+    result = _pytest(str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 5, result.stdout + result.stderr  # no tests collected

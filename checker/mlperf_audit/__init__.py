@@ -3,24 +3,31 @@
 This module is the public rule API: everything a rule pack or a plugin may use, the built-in
 packs included (an import contract in `pyproject.toml` holds them to it). See docs/plugin-api.md.
 
-- rules: `Rule`, `IssueRule`, `Scope`, `hookimpl`, and what `check` receives (`CheckContext`,
-  `Channel`) and returns (`Finding`, `Severity`);
+- rules: `Rule` and the base of each scope (`RunRule`, `BenchmarkRule`, `SystemRule`,
+  `SubmissionRule`, `TreeRule`, `ComparisonRule`), `IssueRule`, `Scope`, `hookimpl`, and what
+  `check` receives (`CheckContext`, `Channel`) and returns (`Finding`, `Severity`);
+- plugins: `Setting` (a plugin's declared setting), `Config` (the configuration in force),
+  `Format` and `Report` (an output format and what it renders);
 - the model rules read: `Tree`, `Submission`, `SystemDescription`, `BenchmarkFolder`,
   `BenchmarkResult`, `Run`, `LogEvent`, `Implementation`, `FileEntry`, `ArchiveMember`,
-  `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `read_at_most` / `natural_key`;
+  `Problem` (what reading noticed), `TargetKind`, and `open_binary` / `natural_key`;
 - scores: `BenchmarkScore`, `RunScore`, `Spread`, `Comparison`, `url_prefix`, and the two
   per-accelerator measures `accelerator_minutes_ratio` and `work_rate_ratio`; recipes: `Recipe`, `Quoted`;
 - reference data: `reference` (each benchmark's and accelerator's facts, with sources), `rulesets`
   (rounds, benchmarks, run counts) and `hardware` (accelerators and work models); `visible`
-  (package text made safe to show); the parser's limits;
+  (package text made safe to show); `limits` (the parser's limits and `read_at_most`, for a rule
+  that reads a file itself); `suggest` (the "did you mean" of the command line, for a finding that
+  names a mistyped folder or system);
 - commands a plugin adds (`mlperf_audit_register_commands`): `Command`, and `reading_options`,
   the argparse parent parser of the options of a command that reads a PATH as `check` does.
 """
 
-from . import hardware, reference, rulesets
+from . import hardware, limits, reference, rulesets, suggest
 from ._version import __version__
 from .archives import ArchiveMember
-from .commands import Command, reading_options
+from .command import Command, reading_options
+from .config import Config, Setting
+from .formats import Format
 from .markers import hookimpl
 from .model import (
     PARAMS_FILE,
@@ -42,9 +49,7 @@ from .model import (
     Tree,
     natural_key,
     open_binary,
-    read_at_most,
 )
-from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
 from .power_log import (
     PowerLog,
     PowerLogError,
@@ -56,7 +61,21 @@ from .power_log import (
     read_power_log,
 )
 from .recipes import Quoted, Recipe
-from .rule import ENGINE, Channel, CheckContext, IssueRule, Rule, Scope
+from .report import Report
+from .rule import (
+    ENGINE,
+    BenchmarkRule,
+    Channel,
+    CheckContext,
+    ComparisonRule,
+    IssueRule,
+    Rule,
+    RunRule,
+    Scope,
+    SubmissionRule,
+    SystemRule,
+    TreeRule,
+)
 from .safety import visible
 from .scores import (
     BenchmarkScore,
@@ -71,20 +90,22 @@ from .scores import (
 
 __all__ = [
     "ENGINE",
-    "MAX_FILE_BYTES",
-    "MAX_LINE_BYTES",
     "PARAMS_FILE",
     "ArchiveMember",
     "BenchmarkFolder",
     "BenchmarkResult",
+    "BenchmarkRule",
     "BenchmarkScore",
     "Channel",
     "CheckContext",
     "CheckerParams",
     "Command",
     "Comparison",
+    "ComparisonRule",
+    "Config",
     "FileEntry",
     "Finding",
+    "Format",
     "Implementation",
     "Issue",
     "IssueRule",
@@ -97,31 +118,38 @@ __all__ = [
     "Problem",
     "Quoted",
     "Recipe",
+    "Report",
     "Rule",
     "Run",
+    "RunRule",
     "RunScore",
     "Scope",
+    "Setting",
     "Severity",
     "Spread",
     "Submission",
+    "SubmissionRule",
     "SystemDescription",
+    "SystemRule",
     "TargetKind",
     "Tree",
+    "TreeRule",
     "__version__",
     "accelerator_minutes_ratio",
     "benchmark_dir",
     "best_of",
     "hardware",
     "hookimpl",
+    "limits",
     "listing_order",
     "natural_key",
     "open_binary",
     "power_logs",
-    "read_at_most",
     "read_power_log",
     "reading_options",
     "reference",
     "rulesets",
+    "suggest",
     "url_prefix",
     "visible",
     "work_rate_ratio",

@@ -32,7 +32,6 @@ and the name of the tree that was likely meant: a system named as its descriptio
 from __future__ import annotations
 
 import datetime
-import difflib
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -40,7 +39,7 @@ from typing import Annotated, Any, Iterable
 
 import msgspec
 
-from . import hardware, rulesets, yaml_input
+from . import hardware, reference, rulesets, suggest, yaml_input
 from .errors import AuditError
 from .model import open_binary, read_at_most
 from .peers import hardware_bound
@@ -51,11 +50,6 @@ from .scores import (
     accelerator_minutes_ratio,
     work_rate_ratio,
 )
-
-CAVEATS = {
-    "gpt3": "gpt3 trains a ~1.2e9-token slice from a checkpoint (about 0.4% of a full 300e9-token run), not GPT-3",
-    "llama2_70b_lora": "llama2_70b_lora is a LoRA fine-tune of a few thousand 8k-token samples, not pre-training",
-}
 
 
 class ClaimsError(AuditError):
@@ -144,16 +138,8 @@ def _find(scores: list[BenchmarkScore], benchmark: str, who: Party | None) -> Be
 
 
 def _closest(name: str, names: Iterable[str]) -> str | None:
-    """The name of `names` that `name` most likely meant: the same but for case, else the only one
-    that `name` begins (`llama2` for `llama2_70b_lora`), else difflib's closest."""
-    names = sorted(set(names))
-    same = [known for known in names if known.casefold() == name.casefold()]
-    if same:
-        return same[0]
-    started = [known for known in names if name and known.casefold().startswith(name.casefold())]
-    if len(started) == 1:
-        return started[0]
-    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    """The name of `names` that `name` most likely meant (`llama2_70b_lora` for `llama2`)."""
+    close = suggest.closest(name, sorted(set(names)), count=1)
     return close[0] if close else None
 
 
@@ -252,7 +238,8 @@ def _compare(claimed: float, actual: float, tolerance: float, larger_is_better: 
 
 def judge_claim(claim: Claim, scores: list[BenchmarkScore]) -> ClaimVerdict:
     identifier, statement, benchmark = claim.id, claim.statement, claim.benchmark
-    caveats = [CAVEATS[benchmark]] if benchmark in CAVEATS else []
+    caveat = reference.facts(benchmark).claim_caveat
+    caveats = [caveat] if caveat else []
     if claim.minutes is not None:
         result = _find(scores, benchmark, claim.result)
         if result is None or result.score_minutes is None:
@@ -361,7 +348,7 @@ def _where(index: int, claim: Any) -> str:
 def _unknown(where: str, mapping: dict[Any, Any], known: tuple[str, ...]) -> None:
     for key in mapping:
         if key not in known:
-            closest = difflib.get_close_matches(str(key), known, n=1) if isinstance(key, str) else []
+            closest = suggest.closest(key, known, count=1, stems_first=False) if isinstance(key, str) else []
             hint = f"; did you mean {closest[0]!r}?" if closest else f" (known: {', '.join(known)})"
             raise ClaimsError(f"{where}: unknown key {key!r}{hint}")
 

@@ -19,15 +19,15 @@ user's, and a cache folder is used only if the user owns it and nobody else can 
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Iterable
 
-from . import archives, cache, rulesets
+from . import archives, cache, rulesets, suggest
 from .cache import default_directory
 from .errors import ConfigError
 from .model import Severity
@@ -36,7 +36,7 @@ from .suggest import did_you_mean
 DEFAULT_RULESET = rulesets.DEFAULT
 KNOWN_RULESETS = rulesets.CHOICES
 FAIL_ON_CHOICES = ("error", "warning", "info", "never")
-KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline", "cache-dir"}
+KEYS = {"select", "ignore", "fail-on", "ruleset", "partial", "waivers", "baseline", "cache-dir", "plugins"}
 #: The files looked for in each folder, walking up from the current one, nearest first.
 FILE_NAMES = (".mlperf-audit.toml", "pyproject.toml")
 TABLE = "mlperf-audit"
@@ -57,6 +57,9 @@ class Config:
     cache_dir: str | None = None  # where parsed files are cached (mlperf_audit.cache); None: no cache
     sources: tuple[str, ...] = ()  # configuration files obeyed
     notes: tuple[str, ...] = field(default=())  # what was read but not obeyed, and why
+    #: The `plugins` table as written ((plugin, ((setting, value), ...)), ...), checked against what each
+    #: plugin declares when a check starts (`resolve_plugin_settings`): no plugin is loaded here.
+    plugins: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
 
     def fails(self, severity: Severity) -> bool:
         if self.fail_on == "never":
@@ -74,6 +77,8 @@ class Config:
             "baseline": self.baseline,
             "sources": list(self.sources) or ["defaults"],
             "notes": list(self.notes),
+            # only when set, so that a report without plugin settings reads as it did before they existed
+            **({"plugins": {name: dict(values) for name, values in self.plugins}} if self.plugins else {}),
         }
 
     def describe(self) -> str:
@@ -184,7 +189,7 @@ def _near_miss(names: Iterable[Any]) -> str | None:
     for name in names:
         if _squashed(name) == _squashed(TABLE):
             return name
-    close = difflib.get_close_matches(TABLE, names, n=1, cutoff=0.8)
+    close = suggest.closest(TABLE, names, count=1, cutoff=0.8)
     return close[0] if close else None
 
 
@@ -265,7 +270,7 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
             f"{name!r}: did you mean {close[0]!r}?"
             for name in unknown
             if not isinstance(table[name], dict)  # a sub-table is no misspelt setting
-            for close in [difflib.get_close_matches(name.replace("_", "-"), sorted(KEYS), n=1, cutoff=0.6)]
+            for close in [suggest.closest(name.replace("_", "-"), sorted(KEYS), count=1, stems_first=False)]
             if close
         ]
         raise ConfigError(
@@ -291,7 +296,111 @@ def _apply(config: Config, table: dict[str, Any], where: Path | str) -> Config:
         if not isinstance(table["partial"], bool):
             raise ConfigError(f"{where}: partial must be true or false")
         changes["partial"] = table["partial"]
+    if "plugins" in table:
+        changes["plugins"] = plugin_tables(table["plugins"], where)
     return replace(config, **changes)
+
+
+def plugin_tables(value: Any, where: Path | str) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+    if not isinstance(value, dict) or not all(isinstance(table, dict) for table in value.values()):
+        raise ConfigError(f"{where}: plugins must hold one table per plugin ([tool.{TABLE}.plugins.NAME])")
+    return tuple(
+        (name, tuple((key, _frozen(item)) for key, item in sorted(table.items())))
+        for name, table in sorted(value.items())
+    )
+
+
+def _frozen(value: Any) -> Any:
+    """A TOML value that cannot change under the frozen `Config` (an array becomes a tuple)."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    if isinstance(value, dict):
+        return tuple((key, _frozen(item)) for key, item in sorted(value.items()))
+    return value
+
+
+#: The types a plugin setting may have: what TOML writes without a table.
+SETTING_TYPES: tuple[type, ...] = (bool, int, float, str, tuple)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting a plugin declares (hook `mlperf_audit_plugin_settings`), read from
+    `[tool.mlperf-audit.plugins.<plugin>]` (`[plugins.<plugin>]` in `.mlperf-audit.toml`).
+
+    `type` is `bool`, `int`, `float`, `str` or `tuple` (a TOML array, of strings); an `int` is
+    accepted where a `float` is declared. A rule reads the value in force with
+    `context.settings_of(self.plugin)[name]`. Like every setting but `select` and `fail-on`, a plugin
+    setting in tree configuration (inside the checked PATH or its repository) is not obeyed unless
+    `--trust-tree-config` is given.
+    """
+
+    name: str
+    type: type
+    default: Any
+    help: str
+
+    def problem(self) -> str | None:
+        """What is wrong with the declaration itself, or None."""
+        if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", self.name):
+            return f"setting name {self.name!r} is not kebab-case"
+        if self.type not in SETTING_TYPES:
+            return f"setting {self.name!r}: type {self.type!r} is not one of bool, int, float, str, tuple"
+        if not self.help.strip():
+            return f"setting {self.name!r} has no help"
+        return self.invalid(self.default)
+
+    def invalid(self, value: Any) -> str | None:
+        """Why `value` cannot be this setting's, or None."""
+        if isinstance(value, bool) and self.type is not bool:
+            return f"{self.name} must be {self._kind()}, not {value!r}"
+        if self.type is float and isinstance(value, int):
+            return None
+        if not isinstance(value, self.type) or (
+            isinstance(value, tuple) and not all(isinstance(item, str) for item in value)
+        ):
+            return f"{self.name} must be {self._kind()}, not {value!r}"
+        return None
+
+    def _kind(self) -> str:
+        kinds = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}
+        return kinds.get(self.type, "a list of strings")
+
+
+def resolve_plugin_settings(
+    config: Config, declared: dict[str, tuple[Setting, ...]], skipped: Iterable[str] = ()
+) -> dict[str, Any]:
+    """Each declaring plugin's settings in force (read-only mappings): its defaults, overridden by the
+    configuration's `plugins` table. Raises ConfigError, with a did-you-mean, for a table naming no
+    loaded plugin (unless it is one of the `skipped` ones: disabled or not autoloaded) or a key that
+    its plugin does not declare, and for a value of the wrong type."""
+    where = ", ".join(config.sources) or "the configuration"
+    resolved = {name: {s.name: s.default for s in settings} for name, settings in declared.items()}
+    skipped = set(skipped)
+    for plugin, values in config.plugins:
+        if plugin not in declared:
+            if plugin in skipped:
+                continue
+            hint = did_you_mean(plugin, sorted(declared)) if declared else ""
+            known = (
+                f"; plugins with settings: {', '.join(sorted(declared))}" if declared else "; no plugin has settings"
+            )
+            raise ConfigError(
+                f"{where}: [plugins.{plugin}]: no loaded plugin {plugin!r} declares settings{hint}{known}"
+            )
+        by_name = {setting.name: setting for setting in declared[plugin]}
+        for key, value in values:
+            setting = by_name.get(key)
+            if setting is None:
+                hint = did_you_mean(key.replace("_", "-"), sorted(by_name))
+                raise ConfigError(
+                    f"{where}: [plugins.{plugin}]: unknown setting {key!r}{hint}; known: {', '.join(sorted(by_name))}"
+                )
+            problem = setting.invalid(value)
+            if problem:
+                raise ConfigError(f"{where}: [plugins.{plugin}]: {problem}")
+            resolved[plugin][key] = value
+    return {name: MappingProxyType(values) for name, values in resolved.items()}
 
 
 def _fail_on(value: Any, where: Path | str) -> str:

@@ -19,7 +19,8 @@ import signal
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from .cache import ParseCache
 from .config import Config
@@ -39,7 +40,7 @@ from .model import (
     open_binary,
 )
 from .parser import collector_at_rest, parse_log
-from .rule import ENGINE, SCOPES, CheckContext, Rule, Scope
+from .rule import ENGINE, SCOPES, EngineContext, Rule, Scope
 from .scores import BenchmarkScore, Comparison
 from .suggest import did_you_mean_rule
 
@@ -53,6 +54,8 @@ class Host(Protocol):
 
     @property
     def rules(self) -> list[type[Rule]]: ...
+
+    def plugin_settings(self, config: Config) -> dict[str, Mapping[str, Any]]: ...
 
 
 INTERNAL_RULE = "CHK001"
@@ -88,7 +91,7 @@ def select_rules(rules: Sequence[type[Rule]], config: Config) -> list[type[Rule]
     ]
 
 
-def run_rules(context: CheckContext, scope: Scope, target: Any) -> list[Finding]:
+def run_rules(context: EngineContext, scope: Scope, target: Any) -> list[Finding]:
     """The findings of the selected rules of `scope` on `target`; a rule that raises becomes a CHK001."""
     plan = context.plans.get(scope)
     if plan is None:
@@ -104,14 +107,16 @@ def run_rules(context: CheckContext, scope: Scope, target: Any) -> list[Finding]
     return _merge_covered(findings, plan.covers) if plan.covers else findings
 
 
-def new_context(tree: Tree, host: Host, config: Config, selected: Sequence[type[Rule]] = ()) -> CheckContext:
-    """The context of one check (the `selected` rules instantiated by scope), or of scoring alone."""
-    context = CheckContext(
+def new_context(tree: Tree, host: Host, config: Config, selected: Sequence[type[Rule]] = ()) -> EngineContext:
+    """The context of one check (the `selected` rules instantiated by scope), or of scoring alone.
+    Raises ConfigError when the configuration sets a plugin setting that no plugin declares."""
+    context = EngineContext(
         config,
         tree,
-        {scope: [] for scope in SCOPES},
-        {rule.code: rule for rule in host.rules},
+        MappingProxyType({rule.code: rule for rule in host.rules}),
         frozenset(rule.code for rule in selected),
+        host.plugin_settings(config),
+        rules={scope: [] for scope in SCOPES},
     )
     for rule_class in selected:
         if rule_class.produced_by is None:
@@ -214,27 +219,27 @@ class RuleRunner:
         return [RuleCrashed]
 
     @hookimpl
-    def mlperf_audit_check_run(self, run: Run, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_run(self, run: Run, context: EngineContext) -> list[Finding]:
         return run_rules(context, "run", run)
 
     @hookimpl
-    def mlperf_audit_check_benchmark(self, result: BenchmarkResult, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_benchmark(self, result: BenchmarkResult, context: EngineContext) -> list[Finding]:
         return run_rules(context, "benchmark", result)
 
     @hookimpl
-    def mlperf_audit_check_system(self, system: SystemDescription, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_system(self, system: SystemDescription, context: EngineContext) -> list[Finding]:
         return run_rules(context, "system", system)
 
     @hookimpl
-    def mlperf_audit_check_submission(self, submission: Submission, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_submission(self, submission: Submission, context: EngineContext) -> list[Finding]:
         return run_rules(context, "submission", submission)
 
     @hookimpl
-    def mlperf_audit_check_tree(self, tree: Tree, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_tree(self, tree: Tree, context: EngineContext) -> list[Finding]:
         return run_rules(context, "tree", tree)
 
     @hookimpl
-    def mlperf_audit_check_comparison(self, comparison: Comparison, context: CheckContext) -> list[Finding]:
+    def mlperf_audit_check_comparison(self, comparison: Comparison, context: EngineContext) -> list[Finding]:
         return run_rules(context, "comparison", comparison)
 
 
@@ -336,7 +341,7 @@ def _flatten(results: Iterable[list[Finding] | None]) -> list[Finding]:
 Collect = Callable[[BenchmarkResult], Any]
 
 
-def _score_folder(folder: BenchmarkFolder, host: Host, context: CheckContext) -> Any:
+def _score_folder(folder: BenchmarkFolder, host: Host, context: EngineContext) -> Any:
     return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
 
 
@@ -381,7 +386,7 @@ class FolderOutcome:
     unreadable: bool = False
 
 
-def _unreported(issues: Iterable[Issue], context: CheckContext, counts: dict[str, int]) -> None:
+def _unreported(issues: Iterable[Issue], context: EngineContext, counts: dict[str, int]) -> None:
     for issue in issues:
         if context.reporter(issue.problem) is None:
             counts[str(issue.problem)] = counts.get(str(issue.problem), 0) + 1
@@ -397,8 +402,8 @@ def _unreadable(issues: Iterable[Issue]) -> bool:
 
 def _folder_work(
     score: bool, collect: Collect | None, keep_scores: bool = False
-) -> Callable[[BenchmarkFolder, Any, CheckContext], FolderOutcome]:
-    def work(folder: BenchmarkFolder, host: Host, context: CheckContext) -> FolderOutcome:
+) -> Callable[[BenchmarkFolder, Any, EngineContext], FolderOutcome]:
+    def work(folder: BenchmarkFolder, host: Host, context: EngineContext) -> FolderOutcome:
         return _check_folder(folder, host, context, score, collect, keep_scores)
 
     return work
@@ -407,7 +412,7 @@ def _folder_work(
 def _check_folder(
     folder: BenchmarkFolder,
     host: Host,
-    context: CheckContext,
+    context: EngineContext,
     score: bool = False,
     collect: Collect | None = None,
     keep_scores: bool = False,
@@ -423,7 +428,7 @@ def _check_folder(
 def _checked_folder(
     folder: BenchmarkFolder,
     host: Host,
-    context: CheckContext,
+    context: EngineContext,
     score: bool,
     collect: Collect | None,
     keep_scores: bool,
@@ -459,11 +464,11 @@ def _checked_folder(
     return outcome
 
 
-def _published_mark(context: CheckContext) -> dict[str, int]:
+def _published_mark(context: EngineContext) -> dict[str, int]:
     return {key: len(values) for key, values in context.channels.items()}
 
 
-def _published_since(context: CheckContext, mark: dict[str, int]) -> dict[str, list[Any]]:
+def _published_since(context: EngineContext, mark: dict[str, int]) -> dict[str, list[Any]]:
     """What was published since `mark` (`_published_mark`), taken out of the context."""
     taken = {
         key: values[mark.get(key, 0) :] for key, values in context.channels.items() if len(values) > mark.get(key, 0)
@@ -478,7 +483,7 @@ def _published_since(context: CheckContext, mark: dict[str, int]) -> dict[str, l
 #: starts). Only an index goes to a worker
 #: and only the work's plain results come back, so nothing a plugin or the model holds ever needs
 #: to be picklable on the way in.
-_WORKER: tuple[Any, CheckContext, list[BenchmarkFolder], Callable[..., Any], Any, list[int]] | None = None
+_WORKER: tuple[Any, EngineContext, list[BenchmarkFolder], Callable[..., Any], Any, list[int]] | None = None
 #: Called with (result files done, of all) as folders are done (`_each_folder`).
 Progress = Callable[[int, int], None]
 
@@ -580,9 +585,9 @@ def _end_processes(pool: concurrent.futures.ProcessPoolExecutor) -> None:
 def _each_folder(
     folders: list[BenchmarkFolder],
     host: Host,
-    context: CheckContext,
+    context: EngineContext,
     jobs: int,
-    work: Callable[[BenchmarkFolder, Any, CheckContext], Any],
+    work: Callable[[BenchmarkFolder, Any, EngineContext], Any],
     progress: Progress | None = None,
 ) -> FolderRun:
     """`work(folder, host, context)` for each folder, in folder order: here, or here and in `jobs - 1`

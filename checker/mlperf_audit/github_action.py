@@ -30,7 +30,6 @@ job summary counts every finding they leave out.
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import re
@@ -43,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn
 
+from . import suggest
 from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
 from .discovery import hidden_submission, holds_submission
@@ -152,7 +152,7 @@ def check_options(fail_on: str, ruleset: str | None, select: str, ignore: str, a
         if name in ARGS_REFUSED:
             raise ActionError(f"args: {name} is not taken: {ARGS_REFUSED[name]}")
         if name not in ARGS_TAKEN:
-            close = difflib.get_close_matches(name, [*ARGS_TAKEN, *ARGS_REFUSED], n=1)
+            close = suggest.closest(name, [*ARGS_TAKEN, *ARGS_REFUSED], count=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
             raise ActionError(
                 f"args: {token!r} is not an option the Action takes{hint}; it takes {', '.join(ARGS_TAKEN)}"
@@ -166,7 +166,7 @@ def check_options(fail_on: str, ruleset: str | None, select: str, ignore: str, a
         given.append(f"--ignore={ignore}")
     options = _args_parser().parse_args(given + extra)
     if options.ruleset is not None and options.ruleset not in KNOWN_RULESETS:
-        close = difflib.get_close_matches(options.ruleset, KNOWN_RULESETS, n=1)
+        close = suggest.closest(options.ruleset, KNOWN_RULESETS, count=1)
         raise ActionError(
             f"unsupported ruleset {options.ruleset!r}"
             + (f" (did you mean {close[0]}?)" if close else "")

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib.metadata as metadata
 import os
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 import pluggy
 
 from . import hookspecs
+from .config import Config, Setting, resolve_plugin_settings
 from .engine import RuleRunner
 from .errors import PluginError
 from .report import PluginInfo
@@ -46,6 +47,9 @@ class PluginHost:
         self.manager = pluggy.PluginManager(hookspecs.PROJECT)
         self.manager.add_hookspecs(hookspecs)
         self.plugins: list[PluginInfo] = []
+        #: Entry points found but not loaded (disabled, or third-party with autoload off): their
+        #: settings tables are not errors.
+        self.skipped: set[str] = set()
         self.errors: list[str] = []
         self._register(RuleRunner(), PluginInfo(ESSENTIAL, "mlperf_audit.engine", DISTRIBUTION, _version(), True))
         self._load_entry_points(autoload_third_party)
@@ -57,6 +61,7 @@ class PluginHost:
             self.errors.append(f"plugin {self.manager.get_name(error.plugin)!r}: {error}")
         self.rules: list[type[Rule]] = self._collect_rules()
         self.formats = self._collect_formats()
+        self.settings: dict[str, tuple[Setting, ...]] = self._collect_settings()
         if self.errors:
             raise PluginError("\n".join(self.errors))
 
@@ -88,6 +93,7 @@ class PluginHost:
                 distribution, version = described[where]
             builtin = distribution == DISTRIBUTION
             if entry_point.name in self.disabled or (not builtin and not autoload_third_party):
+                self.skipped.add(entry_point.name)
                 continue
             if entry_point.name in seen:
                 self.errors.append(
@@ -149,6 +155,24 @@ class PluginHost:
                 continue
             formats[fmt.name] = fmt
         return formats
+
+    def _collect_settings(self) -> dict[str, tuple[Setting, ...]]:
+        declared: dict[str, list[Setting]] = {}
+        for plugin, setting in self._contributions("mlperf_audit_plugin_settings", "settings"):
+            problem = (
+                setting.problem() if isinstance(setting, Setting) else f"{setting!r} is not a mlperf_audit.Setting"
+            )
+            if problem is None and any(s.name == setting.name for s in declared.get(plugin, ())):
+                problem = f"setting {setting.name!r} is declared twice"
+            if problem is not None:
+                self.errors.append(f"plugin {plugin!r}: {problem}")
+                continue
+            declared.setdefault(plugin, []).append(setting)
+        return {plugin: tuple(settings) for plugin, settings in declared.items()}
+
+    def plugin_settings(self, config: Config) -> dict[str, Mapping[str, Any]]:
+        """The settings in force of every plugin that declares some (ConfigError for an unknown one)."""
+        return resolve_plugin_settings(config, self.settings, self.skipped | self.disabled)
 
     def rule(self, selector: str) -> type[Rule] | None:
         wanted = selector.strip()

@@ -18,7 +18,7 @@ import functools
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Iterable, Literal, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Iterable, Literal, Mapping, Sequence, TypeVar
 
 from .config import Config
 from .model import (
@@ -27,11 +27,13 @@ from .model import (
     Finding,
     Issue,
     Problem,
+    Run,
     Severity,
     Submission,
     SystemDescription,
     Tree,
 )
+from .scores import Comparison
 
 #: What a rule checks: "comparison" is a `Comparison` of two trees' scores (`audit --baseline`).
 Scope = Literal["tree", "submission", "system", "benchmark", "run", "comparison"]
@@ -43,6 +45,8 @@ _HOW_TO_FIX = re.compile(r"^How to fix:\s*(.+?)(?:\n\s*\n|\Z)", re.MULTILINE | r
 
 
 T = TypeVar("T")
+#: The type of what a rule checks: the model type of its scope (`RunRule` checks a `Run`).
+TargetT = TypeVar("TargetT")
 #: `Rule.produced_by` of the findings the engine makes itself (a rule crashed).
 ENGINE = "engine"
 
@@ -67,29 +71,41 @@ class Channel(Generic[T]):
 
 @dataclass
 class CheckContext:
-    """What every check hook receives besides its target."""
+    """What a rule (and every check hook) may use besides its target: the configuration in force,
+    the tree, the registered and selected rules, the plugins' settings, lookups every pack needs, a
+    memo per target, and channels between phases.
+
+    The engine's own state (which rules run, in what order, what was published) lives on the
+    engine's side (`EngineContext`), out of a rule's reach: a rule typed against this class cannot
+    name it.
+    """
 
     config: Config
     tree: Tree
-    #: The selected rules that check targets (`produced_by` rules are not instantiated), by scope.
-    rules: "dict[Scope, list[Rule]]" = field(default_factory=dict)
-    #: Every registered rule, by code, selected or not.
-    catalogue: "dict[str, type[Rule]]" = field(default_factory=dict)
+    #: Every registered rule, by code, selected or not (read-only).
+    catalogue: "Mapping[str, type[Rule]]" = field(default_factory=dict)
     #: The codes of every selected rule, those a phase produces included.
     selected_codes: frozenset[str] = frozenset()
-    #: What has been published, by channel name (the engine moves it between processes; rules use
-    #: `publish` and `received`).
-    channels: dict[str, list[Any]] = field(default_factory=dict)
+    #: The resolved settings of each plugin that declares some (`settings_of`).
+    _settings: "Mapping[str, Mapping[str, Any]]" = field(default_factory=dict, repr=False)
+    #: What has been published, by channel name (the engine moves it between processes).
+    _published: dict[str, list[Any]] = field(default_factory=dict, repr=False)
     _memo_target: Any = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
     _reporters: "dict[str, type[Rule]] | None" = field(default=None, repr=False)
-    #: The engine's per-scope execution plans (private to the engine).
-    plans: dict[str, Any] = field(default_factory=dict, repr=False)
     #: The tree's lookups (`_lookups`), with the tree they were built from.
     _lookup_tree: Tree | None = field(default=None, repr=False)
     _lookups: "tuple[dict[tuple[str | None, str], SystemDescription], dict[str, Submission]] | None" = field(
         default=None, repr=False
     )
+
+    def settings_of(self, plugin: str) -> Mapping[str, Any]:
+        """The settings in force of `plugin` (a rule passes its own: `context.settings_of(self.plugin)`):
+        each declared setting, as configured in `[tool.mlperf-audit.plugins.<plugin>]` or its default."""
+        try:
+            return self._settings[plugin]
+        except KeyError:
+            raise LookupError(f"plugin {plugin!r} declares no settings (hook mlperf_audit_plugin_settings)") from None
 
     @property
     def ruleset(self) -> str:
@@ -174,19 +190,41 @@ class CheckContext:
 
     def publish(self, channel: Channel[T], value: T) -> None:
         """Keeps `value` for rules of a later phase (see `Channel`)."""
-        self.channels.setdefault(channel.name, []).append(value)
+        self._published.setdefault(channel.name, []).append(value)
 
     def received(self, channel: Channel[T]) -> list[T]:
         """Everything published on `channel` so far, in folder order."""
-        return list(self.channels.get(channel.name, ()))
+        return list(self._published.get(channel.name, ()))
+
+
+@dataclass
+class EngineContext(CheckContext):
+    """The context as the engine holds it: what a rule may use, and the engine's own state. Not part of
+    the public API (`mlperf_audit.__all__` leaves it out): a rule or hook receives it typed as a
+    `CheckContext`, and core plugins that filter findings read no more than that either."""
+
+    #: The selected rules that check targets (`produced_by` rules are not instantiated), by scope.
+    rules: "dict[Scope, list[Rule]]" = field(default_factory=dict)
+    #: The per-scope execution plans, made on first use.
+    plans: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def channels(self) -> dict[str, list[Any]]:
+        """What has been published, by channel name: the engine moves it between processes."""
+        return self._published
 
 
 class RuleDefinitionError(Exception):
     """A rule class is missing metadata or documentation (a plugin error: exit code 2)."""
 
 
-class Rule:
-    """Base class of every rule; subclasses set the class attributes and implement `check`."""
+class Rule(Generic[TargetT]):
+    """Base class of every rule; subclasses set the class attributes and implement `check`.
+
+    Derive from the base of the rule's scope (`RunRule`, `BenchmarkRule`, `SystemRule`,
+    `SubmissionRule`, `TreeRule`, `ComparisonRule`): it sets `scope` and types `check`'s target. A
+    direct subclass of `Rule` that sets `scope` itself works too (its target is untyped).
+    """
 
     code: ClassVar[str]
     name: ClassVar[str]
@@ -218,7 +256,7 @@ class Rule:
     #: "engine" (a rule crashed) or a hook such as "mlperf_audit_modify_findings".
     produced_by: ClassVar[str | None] = None
 
-    def check(self, target: Any, context: "CheckContext") -> Iterable[Finding]:
+    def check(self, target: TargetT, context: "CheckContext") -> Iterable[Finding]:
         raise NotImplementedError
 
     @classmethod
@@ -290,7 +328,54 @@ def _hint_of(docstring: str) -> str | None:
     return text[:1].upper() + text[1:]
 
 
-class IssueRule(Rule):
+class RunRule(Rule[Run]):
+    """A rule that checks one result file (one training run): `check(run, context)`."""
+
+    scope: ClassVar[Scope] = "run"
+
+
+class BenchmarkRule(Rule[BenchmarkResult]):
+    """A rule that checks one benchmark folder with all its parsed runs: `check(result, context)`."""
+
+    scope: ClassVar[Scope] = "benchmark"
+
+
+class SystemRule(Rule[SystemDescription]):
+    """A rule that checks one system description: `check(system, context)`."""
+
+    scope: ClassVar[Scope] = "system"
+
+
+class SubmissionRule(Rule[Submission]):
+    """A rule that checks one submitter's folder (not its logs): `check(submission, context)`."""
+
+    scope: ClassVar[Scope] = "submission"
+
+
+class TreeRule(Rule[Tree]):
+    """A rule that checks the whole PATH at once, after every other target: `check(tree, context)`."""
+
+    scope: ClassVar[Scope] = "tree"
+
+
+class ComparisonRule(Rule[Comparison]):
+    """A rule that checks PATH's scores against a baseline's (`audit --baseline`): `check(comparison, context)`."""
+
+    scope: ClassVar[Scope] = "comparison"
+
+
+#: The base of each scope, whose `check` takes the scope's model type.
+SCOPED_BASES: tuple[type[Rule[Any]], ...] = (
+    RunRule,
+    BenchmarkRule,
+    SystemRule,
+    SubmissionRule,
+    TreeRule,
+    ComparisonRule,
+)
+
+
+class IssueRule(Rule[Any]):
     """Reports the issues of its `problem` that the parser or discovery attached to a target."""
 
     #: The kind of problem this rule reports; one rule per problem.
@@ -321,6 +406,12 @@ def validate_rule_class(rule: Any) -> None:
         raise RuleDefinitionError(f"rule {label}: severity must be a Severity")
     if rule.scope not in SCOPES:
         raise RuleDefinitionError(f"rule {label}: scope {rule.scope!r} is not one of {', '.join(SCOPES)}")
+    for base in SCOPED_BASES:
+        if issubclass(rule, base) and rule.scope != base.scope:
+            raise RuleDefinitionError(
+                f"rule {label} ({rule.code}) derives from {base.__name__} (scope {base.scope!r}) "
+                f"but sets scope {rule.scope!r}: derive from the base of its scope"
+            )
     if not rule.doc():
         raise RuleDefinitionError(f"rule {label} ({rule.code}) has no docstring: `explain` needs one")
     if not rule.fix_hint():

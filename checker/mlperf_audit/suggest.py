@@ -14,10 +14,14 @@ CUTOFF = 0.6
 CODE_CUTOFF = 0.5
 
 
-def closest(word: str, known: Iterable[str], count: int = 3, cutoff: float = CUTOFF) -> list[str]:
+def closest(
+    word: str, known: Iterable[str], count: int = 3, cutoff: float = CUTOFF, *, stems_first: bool = True
+) -> list[str]:
     """The names of `known` closest to `word`, best first, compared without case (`gnn` for
     `GNN`); a name that `word` abbreviates comes first (`--trust-tree-config` for `--trust`), then a
-    name that `word` starts with (`bert` for `bert_large`, however much longer the typo is)."""
+    name that `word` starts with (`bert` for `bert_large`, however much longer the typo is). With
+    `stems_first=False` the similar names come before the stems: among keys, `speedup_pct` means
+    `speedup_percent` rather than `speedup`."""
     by_folded: dict[str, str] = {}
     for name in known:
         by_folded.setdefault(name.casefold(), name)
@@ -31,7 +35,8 @@ def closest(word: str, known: Iterable[str], count: int = 3, cutoff: float = CUT
         reverse=True,
     )
     similar = difflib.get_close_matches(folded, list(by_folded), n=count, cutoff=cutoff)
-    matches = list(dict.fromkeys(completions + stems + similar))[:count]
+    ordered = completions + stems + similar if stems_first else completions + similar + stems
+    matches = list(dict.fromkeys(ordered))[:count]
     return [by_folded[match] for match in matches]
 
 

@@ -16,13 +16,18 @@ text, for exact physical lines), or a whole ``package`` (a mapping of relative p
 contents: text, or a list of events), optionally on top of a ``base`` folder (relative to the YAML
 file) that is copied first; then the ``package`` files are written, the ``remove`` paths deleted,
 and the ``edit`` substitutions made (``{files: GLOB, pattern: REGEX, replace: TEXT}``, regular
-expressions in multi-line mode); ``target`` is the path to check (default: the package root). Only the case's rule runs, unless ``settings`` says otherwise. ``expect`` lists the findings
+expressions in multi-line mode); ``target`` is the path to check (default: the package root). Only the case's
+rule runs, unless ``settings`` says otherwise; ``settings: {plugins: {NAME: {SETTING: VALUE}}}`` sets
+a plugin's settings as ``[tool.mlperf-audit.plugins.NAME]`` does. ``expect`` lists the findings
 in order: each may give ``path``, ``line``, ``severity`` and ``message`` (a substring). An event is a key name,
 or a mapping with ``key``, ``value``, ``meta``, ``t`` (time_ms), ``event_type``, or ``raw`` (a
 line written as is). A case with any other key is refused, so that a misspelt one (``ruleset:``
 for ``settings: {ruleset: ...}``) cannot silently test something else.
 
-Use from a plugin's tests::
+A plugin runs its case files with pytest and nothing else: mlperf-audit installs a pytest plugin
+(`mlperf_audit.pytest_plugin`) that collects every ``<CODE>.yaml`` of the folders named by the ini
+option ``mlperf_audit_rule_cases``, one test per case (see the example plugin's ``pyproject.toml``).
+Or, from a test module::
 
     from mlperf_audit.testing import collect_case_files, load_cases, assert_case
 
@@ -44,7 +49,7 @@ import yaml
 
 from . import yaml_input
 from .api import check
-from .config import Config
+from .config import Config, plugin_tables
 from .model import Finding
 from .plugins import PluginHost
 
@@ -179,6 +184,8 @@ def run_case(case: RuleCase, workdir: Path, host: PluginHost | None = None) -> l
             path.write_text(re.sub(edit["pattern"], edit["replace"], text, flags=re.MULTILINE), encoding="utf-8")
     settings = {"select": (case.rule,), **case.settings}
     settings = {key: tuple(value) if isinstance(value, list) else value for key, value in settings.items()}
+    if "plugins" in settings:  # as a configuration file writes them: {plugin: {setting: value}}
+        settings["plugins"] = plugin_tables(settings["plugins"], f"{case.source}: case {case.name}")
     config = Config(**settings)
     report = check(workdir / case.target, config, host or PluginHost())
     return [finding for finding in report.findings if finding.rule == case.rule]

@@ -29,12 +29,12 @@ import json
 import tomllib
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from .errors import ConfigError
 from .markers import hookimpl
-from .model import Finding, Severity
-from .rule import Rule
+from .model import Finding, Severity, Tree
+from .rule import Rule, TreeRule
 from .safety import visible
 
 BASELINE_VERSION = 1
@@ -48,7 +48,7 @@ class Waiver:
     expires: datetime.date | None
     source: str  # "FILE:index"
 
-    def matches(self, finding: Finding, rules: dict[str, Any]) -> bool:
+    def matches(self, finding: Finding, rules: Mapping[str, Any]) -> bool:
         rule = rules.get(finding.rule)
         by_rule = (
             self.rule == "ALL" or finding.rule.startswith(self.rule) or (rule is not None and rule.name == self.rule)
@@ -173,10 +173,10 @@ def baseline_document(findings: Iterable[Finding]) -> str:
     )
 
 
-class _Meta(Rule):
+class _Meta(TreeRule):
     scope = "tree"
 
-    def check(self, target: Any, context: Any) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: Any) -> Iterable[Finding]:
         return ()  # reported while findings are filtered: see `mlperf_audit_modify_findings`
 
 
@@ -256,7 +256,6 @@ def _checked_paths(tree: Any) -> list[str]:
 @hookimpl(trylast=True)  # after the other filters (olympic tolerance), on the findings as reported
 def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
     config = context.config
-    active = {rule.code for rules in context.rules.values() for rule in rules}
     if config.waivers:
         today = datetime.date.today()
         waivers = load_waivers(config.waivers)
@@ -278,14 +277,14 @@ def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
                 )
             ):
                 continue  # about a submitter this run (a pull request's subset) did not check
-            if waiver.expired(today) and ExpiredWaiver.code in active:
+            if waiver.expired(today) and context.is_selected(ExpiredWaiver.code):
                 findings.append(
                     ExpiredWaiver().finding(
                         f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) expired on "
                         f"{waiver.expires}"
                     )
                 )
-            elif waiver.source not in used and UnusedWaiver.code in active:
+            elif waiver.source not in used and context.is_selected(UnusedWaiver.code):
                 findings.append(
                     UnusedWaiver().finding(
                         f"waiver {waiver.source} ({visible(waiver.rule)} on {visible(waiver.path)}) matches no finding"
@@ -302,5 +301,5 @@ def mlperf_audit_modify_findings(findings: list[Finding], context: Any) -> None:
             else:
                 kept.append(finding)
         findings[:] = kept
-        if hidden and BaselineHidden.code in active:
+        if hidden and context.is_selected(BaselineHidden.code):
             findings.append(BaselineHidden().finding(f"{hidden} finding(s) known from the baseline are not shown"))

@@ -15,7 +15,16 @@ from collections import defaultdict
 from functools import cache
 from typing import Iterable, Sequence
 
-from mlperf_audit import CheckContext, Finding, Rule, Run, Severity, hookimpl, rulesets
+from mlperf_audit import (
+    CheckContext,
+    Finding,
+    Rule,
+    Run,
+    RunRule,
+    Severity,
+    hookimpl,
+    rulesets,
+)
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
 from mlperf_audit_rules.support.history import LaterCheck, later_check
 from mlperf_audit_rules.support.official_compliance import (
@@ -120,7 +129,7 @@ def _make_rule(code: str, family: Family, versions: dict[str, list[str]]) -> typ
     return type(f"Compliance_{code}", (ComplianceRule,), attributes)
 
 
-class ComplianceRule(Rule):
+class ComplianceRule(RunRule):
     """Base of the generated compliance rules: reports the official messages of one family."""
 
     family: Family

@@ -7,7 +7,17 @@ from collections import defaultdict
 from functools import cache
 from typing import Any, Callable, Iterable
 
-from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit import (
+    BenchmarkResult,
+    BenchmarkRule,
+    CheckContext,
+    Finding,
+    Rule,
+    Run,
+    RunRule,
+    Severity,
+    hookimpl,
+)
 from mlperf_audit_rules.support import disclosure, schemas
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.convergence import verdict_for
@@ -56,7 +66,7 @@ def _line(event: Any) -> int:
     return int(event.line)
 
 
-class ValueType(Rule):
+class ValueType(RunRule):
     """A logged value has the wrong JSON type for its key.
 
     What it checks: the `value` of the keys listed in `schemas/mllog_values.schema.json` (common
@@ -94,7 +104,7 @@ class ValueType(Rule):
                 )
 
 
-class HyperparametersDiffer(Rule):
+class HyperparametersDiffer(BenchmarkRule):
     """A hyperparameter has different values in different runs of one benchmark.
 
     What it checks: every logged hyperparameter (`opt_*`, `lora_*`, `global_batch_size`,
@@ -147,7 +157,7 @@ class HyperparametersDiffer(Rule):
                 )
 
 
-class HyperparametersDifferFromRcp(Rule):
+class HyperparametersDifferFromRcp(BenchmarkRule):
     """A logged hyperparameter differs from the one of the RCP record used.
 
     What it checks: the hyperparameters that the RCP record at the submission's batch size lists
@@ -211,7 +221,7 @@ def _peers(entry: dict[str, Any]) -> str:
     )
 
 
-class DatasetConstantDiffers(Rule):
+class DatasetConstantDiffers(BenchmarkRule):
     """A dataset constant (`train_samples`, `eval_samples`) differs from the reference of its round.
 
     What it checks: in the closed division, the `train_samples` and `eval_samples` that each run

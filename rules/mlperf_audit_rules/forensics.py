@@ -15,14 +15,17 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    BenchmarkRule,
     Channel,
     CheckContext,
     Finding,
     LogEvent,
     Rule,
     Run,
+    RunRule,
     Severity,
     Tree,
+    TreeRule,
     hardware,
     hookimpl,
 )
@@ -80,7 +83,7 @@ def _interval(run: Run) -> tuple[int, int] | None:
     return start, (stop if stop is not None and stop > start else len(run.events) - 1)
 
 
-class TimeGoesBackwards(Rule):
+class TimeGoesBackwards(RunRule):
     """Inside the training interval, a record is timed earlier than one logged before it.
 
     What it checks: between `run_start` and `run_stop`, in file order, that no record's `time_ms`
@@ -243,7 +246,7 @@ def _meets(code: Any, key: str, value: Any, metadata: dict[str, Any], time_ms: f
         return False
 
 
-class StopBeforeTarget(Rule):
+class StopBeforeTarget(RunRule):
     """`run_stop` is timed before the evaluation that reached the quality target.
 
     What it checks: that the first `eval_accuracy` reaching the benchmark's target (the official
@@ -303,7 +306,7 @@ class StopBeforeTarget(Rule):
             )
 
 
-class AbortedAtTarget(Rule):
+class AbortedAtTarget(RunRule):
     """`run_stop` says the run was aborted, yet one of its evaluations reached the quality target.
 
     What it checks: a `run_stop` whose `status` is not `success` in a run where an `eval_accuracy`
@@ -357,7 +360,7 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-class EventsAfterStop(Rule):
+class EventsAfterStop(RunRule):
     """Training or evaluation is logged after `run_stop`.
 
     What it checks: records of training or evaluation work after `run_stop` in the file (run,
@@ -443,7 +446,7 @@ def _evaluations(run: Run) -> tuple[Any, ...] | None:
     )
 
 
-class ClonedRun(Rule):
+class ClonedRun(BenchmarkRule):
     """Two runs of a benchmark have the same evaluation curve with the same timing.
 
     What it checks: every evaluation's value, metadata and time after `run_start`, run against run;
@@ -483,7 +486,7 @@ class ClonedRun(Rule):
                 seen[key] = run
 
 
-class EvalCadence(Rule):
+class EvalCadence(RunRule):
     """Evaluation points are not whole multiples of the global batch size.
 
     What it checks: for llama2_70b_lora and stable_diffusion (`samples_count`) and gpt3
@@ -522,7 +525,7 @@ class EvalCadence(Rule):
                 return
 
 
-class EvalFrequency(Rule):
+class EvalFrequency(BenchmarkRule):
     """Evaluations are spaced otherwise than the evaluation interval of the round's rules.
 
     What it checks: in the closed division, for the benchmarks whose rules set the evaluation
@@ -613,7 +616,7 @@ def _shown(number: int | float) -> str:
     return text if len(text) <= 30 else f"an integer of {len(text)} digits"
 
 
-class PlatformMismatch(Rule):
+class PlatformMismatch(BenchmarkRule):
     """`submission_platform` names another accelerator than the system description.
 
     What it checks: the accelerator family named in the logs' `submission_platform` (H100, H200,
@@ -662,7 +665,7 @@ def _names(names: list[str], limit: int = 3) -> str:
     return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
-class OneRunCopied(Rule):
+class OneRunCopied(BenchmarkRule):
     """Every run of a folder is one run, copied.
 
     What it checks: the records of each run of a benchmark folder, in file order and timed from
@@ -709,7 +712,7 @@ class OneRunCopied(Rule):
 RUN_PRINTS: Channel[tuple[str, str, bool, tuple[tuple[str, str], ...]]] = Channel("forensics.run_prints")
 
 
-class CopiedFromFolder(Rule):
+class CopiedFromFolder(TreeRule):
     """Runs of a folder are copies of another folder's runs in the checked tree.
 
     What it checks: each run's evaluations (value, metadata and time after `run_start` to the
@@ -790,7 +793,7 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
         context.publish(RUN_PRINTS, (result.path, result.submitter, result.folder.power is not None, runs))
 
 
-class PublishedBefore(Rule):
+class PublishedBefore(BenchmarkRule):
     """Runs were published in an earlier round.
 
     What it checks: each run's records (in file order, timed from `run_start`, without the seed and

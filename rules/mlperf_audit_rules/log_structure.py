@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from mlperf_audit import CheckContext, Finding, LogEvent, Rule, Run, Severity, hookimpl
+from mlperf_audit import (
+    CheckContext,
+    Finding,
+    LogEvent,
+    Rule,
+    Run,
+    RunRule,
+    Severity,
+    hookimpl,
+)
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
 from mlperf_audit_rules.support.official_compliance import official_codes
 
@@ -28,7 +37,7 @@ def _usable(run: Run) -> bool:
     return bool(run.events)
 
 
-class _KeyMissing(Rule):
+class _KeyMissing(RunRule):
     """Base: the run's log has no record of `key`."""
 
     follows_from = DAMAGED_LOG  # the record may be on the line that could not be read
@@ -41,7 +50,7 @@ class _KeyMissing(Rule):
             yield self.finding(f"no {self.key} record: {self.consequence}", path=run.path)
 
 
-class _KeyRepeated(Rule):
+class _KeyRepeated(RunRule):
     """Base: the run's log has more than one record of `key`; time-to-train uses the first."""
 
     key: str
@@ -150,7 +159,7 @@ class RunStopRepeated(_KeyRepeated):
     key = "run_stop"
 
 
-class InitOrder(Rule):
+class InitOrder(RunRule):
     """Initialisation is not logged as `init_start` ... `init_stop` before `run_start`.
 
     What it checks: at least one `init_start`; exactly one `init_stop`; no `init_start` after
@@ -222,7 +231,7 @@ class InitOrder(Rule):
                 )
 
 
-class RunStopStatusMissing(Rule):
+class RunStopStatusMissing(RunRule):
     """`run_stop` carries no `status` in its metadata.
 
     What it checks: that `run_stop` has `metadata.status`.
@@ -249,7 +258,7 @@ class RunStopStatusMissing(Rule):
             yield self.finding("run_stop has no metadata.status", path=run.path, line=stop.line)
 
 
-class RunNotSuccessful(Rule):
+class RunNotSuccessful(RunRule):
     """`run_stop` reports a status other than `success`.
 
     What it checks: that `run_stop`'s `metadata.status` is `success`.
@@ -282,7 +291,7 @@ class RunNotSuccessful(Rule):
             )
 
 
-class RunStopBeforeStart(Rule):
+class RunStopBeforeStart(RunRule):
     """`run_stop` comes before `run_start`, in the file or in time.
 
     What it checks: that the first `run_stop` follows the first `run_start` in the file and has a
@@ -324,7 +333,7 @@ class RunStopBeforeStart(Rule):
             )
 
 
-class TrainingBeforeRunStart(Rule):
+class TrainingBeforeRunStart(RunRule):
     """Training (`block_start` or `epoch_start`) is logged before `run_start`.
 
     What it checks: that no `block_start` or `epoch_start` comes before the first `run_start` in
@@ -367,7 +376,7 @@ def _line(event: LogEvent) -> int:
     return event.line
 
 
-class IntervalPairing(Rule):
+class IntervalPairing(RunRule):
     """A block, epoch or evaluation interval is nested in itself, or stopped without being started.
 
     What it checks: in file order, every `block_start`, `epoch_start` and `eval_start` is followed by

@@ -9,7 +9,7 @@ crashes it.
 
 from __future__ import annotations
 
-from mlperf_audit import MAX_FILE_BYTES, MAX_LINE_BYTES, IssueRule, Problem, Rule, Severity, hookimpl
+from mlperf_audit import IssueRule, Problem, Rule, Severity, hookimpl, limits
 
 
 class UnreadableFile(IssueRule):
@@ -208,9 +208,9 @@ class NonFiniteNumber(IssueRule):
 
 
 class LineTooLong(IssueRule):
-    __doc__ = f"""A line of the result file is longer than {MAX_LINE_BYTES >> 20} MiB; it is not parsed.
+    __doc__ = f"""A line of the result file is longer than {limits.MAX_LINE_BYTES >> 20} MiB; it is not parsed.
 
-    What it checks: that no line exceeds {MAX_LINE_BYTES >> 20} MiB (real MLLOG lines are under
+    What it checks: that no line exceeds {limits.MAX_LINE_BYTES >> 20} MiB (real MLLOG lines are under
     10 KiB).
 
     Why it matters: a line that long is a data dump or a corrupted file, not a log record, and
@@ -340,7 +340,7 @@ class SeveralRecordsOnLine(IssueRule):
 
 
 class FileTooLarge(IssueRule):
-    __doc__ = f"""A result file is larger than {MAX_FILE_BYTES >> 20} MiB; it is not parsed.
+    __doc__ = f"""A result file is larger than {limits.MAX_FILE_BYTES >> 20} MiB; it is not parsed.
 
     What it checks: the size of each result file before it is read.
 

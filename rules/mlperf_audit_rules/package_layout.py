@@ -8,7 +8,6 @@ and FIFOs cannot hang a check and nothing outside PATH is read.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import unicodedata
 from typing import Any, Iterable
@@ -16,18 +15,24 @@ from typing import Any, Iterable
 from mlperf_audit import (
     PARAMS_FILE,
     BenchmarkResult,
+    BenchmarkRule,
     CheckContext,
     Finding,
     IssueRule,
     Problem,
     Rule,
     Run,
+    RunRule,
     Severity,
     Submission,
+    SubmissionRule,
     TargetKind,
+    Tree,
+    TreeRule,
     hookimpl,
     natural_key,
     rulesets,
+    suggest,
     visible,
 )
 from mlperf_audit_rules.support import confusables, schemas
@@ -294,22 +299,17 @@ class FileTooBig(IssueRule):
 
 
 def _closest(name: str, known: Iterable[str]) -> str | None:
-    """The known name that `name` most probably misspells (compared without case; a name it
-    starts with first: `bert` for `bert_large`), or None when none is close."""
-    by_folded = {candidate.casefold(): candidate for candidate in sorted(known)}
-    folded = name.casefold()
-    stems = [candidate for candidate in by_folded if len(candidate) >= 3 and folded.startswith(candidate)]
-    if stems:
-        return by_folded[max(stems, key=len)]
-    similar = difflib.get_close_matches(folded, list(by_folded), n=1)
-    return by_folded[similar[0]] if similar else None
+    """The known name that `name` most probably misspells (`gnn` for `GNN`, `bert` for `bert_large`),
+    or None when none is close."""
+    close = suggest.closest(name, sorted(known), count=1)
+    return close[0] if close else None
 
 
 def _round(context: CheckContext) -> rulesets.Round:
     return rulesets.get(context.ruleset)
 
 
-class UnknownBenchmarkFolder(Rule):
+class UnknownBenchmarkFolder(BenchmarkRule):
     """A benchmark folder's name is not a benchmark of the round.
 
     What it checks: that each `results/<system>/<benchmark>/` is named after a benchmark of the
@@ -345,7 +345,7 @@ class UnknownBenchmarkFolder(Rule):
             )
 
 
-class RulesetMismatch(Rule):
+class RulesetMismatch(TreeRule):
     """The round in force does not fit the package.
 
     What it checks: that the round in force (named by `--ruleset` or the configuration, or taken
@@ -368,7 +368,7 @@ class RulesetMismatch(Rule):
     severity = Severity.ERROR
     scope = "tree"
 
-    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         if not tree.benchmark_folders and not tree.loose_logs:
             return
         inference = rulesets.infer_tree(tree)
@@ -392,7 +392,7 @@ class RulesetMismatch(Rule):
             )
 
 
-class BenchmarkNameMismatch(Rule):
+class BenchmarkNameMismatch(RunRule):
     """The log's `submission_benchmark` is not the name of the folder it is in.
 
     What it checks: that `submission_benchmark` in each result file equals its benchmark folder's name.
@@ -425,7 +425,7 @@ class BenchmarkNameMismatch(Rule):
             )
 
 
-class RunCount(Rule):
+class RunCount(BenchmarkRule):
     """A benchmark folder does not hold the number of runs the round requires.
 
     What it checks: the number of `result_*.txt` files against the round's table (training 4.1.0:
@@ -465,7 +465,7 @@ class RunCount(Rule):
 KNOWN_FILES = {"scaling.json", PARAMS_FILE}
 
 
-class UnknownFile(Rule):
+class UnknownFile(BenchmarkRule):
     """A benchmark folder holds a file that is neither a result nor a known companion.
 
     What it checks: that a benchmark folder holds only `result_*.txt`, `scaling.json`,
@@ -494,7 +494,7 @@ class UnknownFile(Rule):
             yield self.finding(f"unexpected {kind} {name!r} in a benchmark folder", path=entry.path.rstrip("/"))
 
 
-class SystemDescriptionMissing(Rule):
+class SystemDescriptionMissing(SubmissionRule):
     """A `results/<system>/` folder has no `systems/<system>.json`.
 
     What it checks: that every system with results is described.
@@ -568,7 +568,7 @@ def _difference(first: str, second: str) -> str:
     return f"they differ in confusable characters: {spelled}"
 
 
-class ConfusableNames(Rule):
+class ConfusableNames(TreeRule):
     """Two names of the package look the same, or one name mixes scripts to look like another.
 
     What it checks: that no two submitter, system or benchmark names of the checked tree are
@@ -598,7 +598,7 @@ class ConfusableNames(Rule):
     severity = Severity.ERROR
     scope = "tree"
 
-    def check(self, tree: Any, context: CheckContext) -> Iterable[Finding]:
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
         known = {
             confusables.comparison_key(benchmark): benchmark
             for ruleset in rulesets.SUPPORTED
@@ -649,7 +649,7 @@ class ConfusableNames(Rule):
                     )
 
 
-class BypassInForce(Rule):
+class BypassInForce(BenchmarkRule):
     """A `package_checker_params` file switches a check off for this benchmark.
 
     What it checks: the directives of `results/<system>/package_checker_params` and
@@ -690,7 +690,7 @@ class BypassInForce(Rule):
                 )
 
 
-class UnknownDirective(Rule):
+class UnknownDirective(BenchmarkRule):
     """A `package_checker_params` line is not a known directive.
 
     What it checks: that each non-blank, non-comment line is `rcp-bypass` or `seed-checker-bypass`
@@ -723,7 +723,7 @@ class UnknownDirective(Rule):
                     )
 
 
-class TooManyFailedRuns(Rule):
+class TooManyFailedRuns(BenchmarkRule):
     """More runs of a benchmark fail than olympic scoring tolerates.
 
     What it checks: the number of non-compliant runs in a benchmark folder (runs with an error

@@ -31,14 +31,18 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    BenchmarkRule,
     Channel,
     CheckContext,
     Comparison,
+    ComparisonRule,
     Finding,
     Rule,
     Severity,
     SystemDescription,
+    SystemRule,
     Tree,
+    TreeRule,
     best_of,
     hardware,
     hookimpl,
@@ -60,7 +64,7 @@ SUPERLINEAR_MARGIN = 1.05
 CHASSIS_MARGIN = 1.07
 
 
-class UnknownAccelerator(Rule):
+class UnknownAccelerator(SystemRule):
     """The accelerator of a system is not in the hardware reference, or has no peak figure there.
 
     What it checks: that `accelerator_model_name` maps to an entry of `data/accelerators.json` with
@@ -108,7 +112,7 @@ UNKNOWN_LOW_PRECISION = (
 )
 
 
-class _UtilisationRule(Rule):
+class _UtilisationRule(BenchmarkRule):
     scope = "benchmark"
 
     def measured(self, result: BenchmarkResult, context: CheckContext) -> tuple[float, RunWork, str] | None:
@@ -235,7 +239,7 @@ class UtilisationSuspicious(_UtilisationRule):
             )
 
 
-class ThroughputMismatch(Rule):
+class ThroughputMismatch(BenchmarkRule):
     """A run's time-to-train is shorter than its own logged throughput allows.
 
     What it checks: the samples a run trained divided by its time-to-train against the median
@@ -277,7 +281,7 @@ class ThroughputMismatch(Rule):
                 )
 
 
-class RateOutlier(Rule):
+class RateOutlier(BenchmarkRule):
     """One run processed its samples much faster than the other runs of the same benchmark.
 
     What it checks: each run's convergence units per minute against the median of the other runs
@@ -312,7 +316,7 @@ class RateOutlier(Rule):
                 )
 
 
-class SuperlinearScaling(Rule):
+class SuperlinearScaling(TreeRule):
     """A larger system of the same submitter and accelerator does more work per accelerator.
 
     What it checks: for each submitter, benchmark and accelerator model with results at several
@@ -528,7 +532,7 @@ def mlperf_audit_check_benchmark(result: BenchmarkResult, context: CheckContext)
 HARDWARE_FACTOR = 2.0
 
 
-class BeyondEnvelope(Rule):
+class BeyondEnvelope(BenchmarkRule):
     """A result needed less accelerator time than any earlier published result allows.
 
     What it checks: a closed-division result's accelerator-minutes (the olympic mean of its runs'
@@ -572,7 +576,7 @@ class BeyondEnvelope(Rule):
             yield self.finding(verdict.describe(), path=result.path)
 
 
-class BeyondHardware(Rule):
+class BeyondHardware(BenchmarkRule):
     """A result needed less than half the accelerator time the published envelope allows.
 
     What it checks: the bound of AUD008 (the most efficient published use of any hardware in the
@@ -624,7 +628,7 @@ class BeyondHardware(Rule):
             yield self.finding(verdict.describe(), path=result.path)
 
 
-class BeyondEnvelopeWithoutFp4(Rule):
+class BeyondEnvelopeWithoutFp4(BenchmarkRule):
     """A result is within the published envelope only if it trained in FP4, and its configuration
     does not show FP4.
 
@@ -675,7 +679,7 @@ class BeyondEnvelopeWithoutFp4(Rule):
         )
 
 
-class EquivalentHardwareDeviation(Rule):
+class EquivalentHardwareDeviation(TreeRule):
     """A result needed far less accelerator time than every peer on the same accelerator at its scale.
 
     What it checks: a closed-division result's accelerator-minutes (the olympic mean of its runs'
@@ -720,7 +724,7 @@ class EquivalentHardwareDeviation(Rule):
                 yield self.finding(found.describe(), path=entry.path)
 
 
-class StateExceedsMemory(Rule):
+class StateExceedsMemory(BenchmarkRule):
     """The model's training state cannot fit in the described accelerators' memory.
 
     What it checks: for the benchmarks whose model size is fixed (`hardware.WORK`'s
@@ -764,7 +768,7 @@ class StateExceedsMemory(Rule):
             )
 
 
-class CrossResultSpeedup(Rule):
+class CrossResultSpeedup(ComparisonRule):
     """A result is faster per accelerator than its baseline by more than the hardware supports.
 
     What it checks: in `audit --baseline PATH`, for each benchmark, the best result's work per

@@ -20,6 +20,7 @@ from typing import Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    BenchmarkRule,
     CheckContext,
     Finding,
     PowerLog,
@@ -39,7 +40,7 @@ def _runs(result: BenchmarkResult) -> list[str]:
     return [entry.path.rsplit("/", 1)[-1][: -len(".txt")] for entry in result.folder.result_files]
 
 
-class _PowerRule(Rule):
+class _PowerRule(BenchmarkRule):
     scope = "benchmark"
     fails_run = True
 

@@ -11,7 +11,16 @@ import math
 import sys
 from typing import Iterable
 
-from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Severity, hookimpl, rulesets
+from mlperf_audit import (
+    BenchmarkResult,
+    BenchmarkRule,
+    CheckContext,
+    Finding,
+    Rule,
+    Severity,
+    hookimpl,
+    rulesets,
+)
 from mlperf_audit_rules.support import convergence
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
 from mlperf_audit_rules.support.convergence import NO_RUN_COUNT, Verdict, shown, verdict_for
@@ -28,7 +37,7 @@ def _provisional(result: BenchmarkResult, context: CheckContext) -> str:
     return ""
 
 
-class _RcpRule(Rule):
+class _RcpRule(BenchmarkRule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:

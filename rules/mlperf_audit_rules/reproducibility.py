@@ -24,6 +24,7 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    BenchmarkRule,
     CheckContext,
     Finding,
     Implementation,
@@ -33,6 +34,7 @@ from mlperf_audit import (
     Severity,
     Spread,
     Submission,
+    SubmissionRule,
     hardware,
     hookimpl,
 )
@@ -56,7 +58,7 @@ def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | Non
     return context.memo(result, "rep-trace", traced)
 
 
-class _TracedRule(Rule):
+class _TracedRule(BenchmarkRule):
     """Checks one result folder traced to its code (nothing when the submitter's benchmarks/ was not read)."""
 
     scope = "benchmark"
@@ -70,7 +72,7 @@ class _TracedRule(Rule):
         raise NotImplementedError
 
 
-class _ImplementationRule(Rule):
+class _ImplementationRule(SubmissionRule):
     """Checks each implementation once; its findings point at the result folders traced to it too."""
 
     scope = "submission"
@@ -102,7 +104,7 @@ def _users(submission: Submission) -> dict[str, list[Trace]]:
     return users
 
 
-class NoBenchmarksFolder(Rule):
+class NoBenchmarksFolder(SubmissionRule):
     """A submitter folder has results but no `benchmarks/` folder, so no code can be checked.
 
     What it checks: that a submitter folder with results also holds `benchmarks/` (one finding per
@@ -623,7 +625,7 @@ def _hyperparameters(version: str, benchmark: str) -> tuple[frozenset[str], froz
     return frozenset(required), frozenset(constrained - required)
 
 
-class HyperparametersNotLogged(Rule):
+class HyperparametersNotLogged(BenchmarkRule):
     """Runs do not log hyperparameters that a rerun needs.
 
     What it checks: that every run logs each hyperparameter that the benchmark's closed rule file
@@ -722,7 +724,7 @@ def run_spread(result: BenchmarkResult, version: str) -> tuple[Spread, list[str]
     return Spread.of(minutes, units), names
 
 
-class SpreadTooSmall(Rule):
+class SpreadTooSmall(BenchmarkRule):
     """The runs of a benchmark agree more closely than independent runs can.
 
     What it checks: with at least 5 converged runs, (a) times-to-train whose coefficient of
@@ -830,7 +832,7 @@ def _nearest(points: dict[float, list[float]], batch: float | None) -> list[floa
     return points[min(points, key=lambda size: abs(size - batch))]
 
 
-class SpreadTooLarge(Rule):
+class SpreadTooLarge(BenchmarkRule):
     """The runs of a benchmark differ far more than real results and reference runs do.
 
     What it checks: with at least 5 converged runs, a coefficient of variation of the
@@ -881,7 +883,7 @@ def _first_counted(result: BenchmarkResult, key: str) -> tuple[disclosure.Disclo
     return next((found for run in result.runs if (found := disclosure.counted(run, key)) is not None), None)
 
 
-class ParallelismDisagreesWithSystem(Rule):
+class ParallelismDisagreesWithSystem(BenchmarkRule):
     """The parallelism a run discloses does not fit the accelerators of its system.
 
     What it checks: in runs that log their parallelism (optional in 6.0, required from 6.1), that
@@ -994,7 +996,7 @@ class ParallelismDisagreesWithSystem(Rule):
 _BATCH_KEYS = ("micro_batch_size", "gradient_accumulation_steps", "global_batch_size")
 
 
-class PrecisionDisagreesWithConfig(Rule):
+class PrecisionDisagreesWithConfig(BenchmarkRule):
     """The lowest precision a run discloses contradicts what its launch configuration switches on.
 
     What it checks: `lowest_numerical_precision_in_linear`, `_in_attn` and `_in_comm` (optional in 6.0,
@@ -1096,7 +1098,7 @@ def _first_format(result: BenchmarkResult, key: str) -> disclosure.Disclosed | N
     return None
 
 
-class ConfigFileNotInCode(Rule):
+class ConfigFileNotInCode(BenchmarkRule):
     """The launch configuration a run names (`config_filename`) is not in the submission's code.
 
     What it checks: that the file name each run logs as `config_filename` (optional in 6.0,

@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable
 
-from mlperf_audit import BenchmarkResult, CheckContext, Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit import (
+    BenchmarkResult,
+    BenchmarkRule,
+    CheckContext,
+    Finding,
+    Rule,
+    Run,
+    Severity,
+    hookimpl,
+)
 from mlperf_audit_rules.support.causes import DAMAGED_LOG
 
 from .support import schemas
@@ -55,7 +64,7 @@ def _as_int(value: Any) -> int | None:
         return None
 
 
-class _SeedRule(Rule):
+class _SeedRule(BenchmarkRule):
     scope = "benchmark"
     follows_from = DAMAGED_LOG
 

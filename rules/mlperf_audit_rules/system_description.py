@@ -8,6 +8,7 @@ from typing import Any, Iterable
 
 from mlperf_audit import (
     BenchmarkResult,
+    BenchmarkRule,
     CheckContext,
     Finding,
     IssueRule,
@@ -17,6 +18,7 @@ from mlperf_audit import (
     Run,
     Severity,
     SystemDescription,
+    SystemRule,
     hardware,
     hookimpl,
 )
@@ -47,7 +49,7 @@ class SystemJsonInvalid(IssueRule):
     scope = "system"
 
 
-class SystemSchema(Rule):
+class SystemSchema(SystemRule):
     """A system description misses a required field or has a value of the wrong type.
 
     What it checks: `systems/<system>.json` against `schemas/system_description.schema.json`: every
@@ -131,7 +133,7 @@ def _values(result: BenchmarkResult, key: str) -> list[tuple[Run, LogEvent]]:
     return [(run, event) for run in result.runs if (event := run.first(key)) is not None]
 
 
-class DivisionMismatch(Rule):
+class DivisionMismatch(BenchmarkRule):
     """A log's `submission_division` differs from the system description's `division`.
 
     What it checks: `submission_division` in every run against `division` in the system description.
@@ -165,7 +167,7 @@ class DivisionMismatch(Rule):
                 )
 
 
-class SubmitterMismatch(Rule):
+class SubmitterMismatch(BenchmarkRule):
     """A log's `submission_org` differs from the submitter of the package.
 
     What it checks: `submission_org` against the system description's `submitter` and the name of
@@ -298,7 +300,7 @@ def _same_org(logged: str, name: str) -> bool:
     return bool(words[0]) and ("".join(words[0]) == "".join(words[1]) or set(words[0]) <= set(words[1]))
 
 
-class NodeCountMismatch(Rule):
+class NodeCountMismatch(BenchmarkRule):
     """`submission_platform` names another node count than the system description.
 
     What it checks: a platform written `<N>x<name>` (the reference launchers' convention) against
@@ -370,7 +372,7 @@ def _contradicts_name(system: SystemDescription, written: tuple[float, float]) -
     return named is not None and not hardware.capacities_agree(written, named)
 
 
-class MemoryContradictsAccelerator(Rule):
+class MemoryContradictsAccelerator(SystemRule):
     """The memory a system description gives its accelerator is not that accelerator's.
 
     What it checks: `accelerator_memory_capacity` against the capacity the hardware reference
@@ -414,7 +416,7 @@ class MemoryContradictsAccelerator(Rule):
             )
 
 
-class MemoryContradictsName(Rule):
+class MemoryContradictsName(SystemRule):
     """The accelerator memory of a system description contradicts the capacity its model name writes.
 
     What it checks: `accelerator_memory_capacity` against a capacity written in

@@ -11,6 +11,7 @@ name or a log value is written by whoever made the package.
 
 from __future__ import annotations
 
+import importlib
 import os
 import posixpath
 from dataclasses import dataclass, field
@@ -27,7 +28,6 @@ from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
 from ..suggest import did_you_mean
 from ..terminal import Screen, render
-from . import audit, comparison, html, recipe, score_tables
 from .documents import AUDIT, CHECK, COMPARISON, HTML_REPORT, KINDS, RECIPE, SCORES
 
 #: What a format renders a document into: its text, or the texts of several files (`Format.companions`).
@@ -66,6 +66,19 @@ class Format:
         if kind not in self.documents:
             raise AuditError(f"the format {self.name!r} renders no {kind} document")
         return self.documents[kind](document)
+
+
+def _deferred(module: str, name: str) -> Callable[[Any], Rendered]:
+    """The renderer `name` of `formats.<module>`, imported when first called: the scores, audit
+    and HTML renderers pull in the claims, YAML and template code, which a check (and each of its
+    worker processes) never needs."""
+
+    def renderer(document: Any) -> Rendered:
+        function: Callable[[Any], Rendered] = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        return function(document)
+
+    renderer.__qualname__ = renderer.__name__ = f"{module}.{name}"
+    return renderer
 
 
 class UnknownFormat(AuditError):
@@ -316,6 +329,8 @@ def render_text(report: Report, display: TextDisplay | None = None) -> str:
         parts += [Text(f"note: {note}", style="dim") for note in notes]
         parts += _findings_section(report, display)
         if report.scores:
+            from . import score_tables
+
             table = score_tables.render_text(
                 list(report.scores), display.screen, lambda path: opened_path(report, path)
             )
@@ -335,10 +350,10 @@ TEXT = Format(
     "problems first, grouped by file (infos with check -v), then a summary line",
     render_text,
     documents={
-        SCORES: score_tables.text_document,
-        COMPARISON: comparison.text_document,
-        AUDIT: audit.text_document,
-        RECIPE: recipe.text_document,
+        SCORES: _deferred("score_tables", "text_document"),
+        COMPARISON: _deferred("comparison", "text_document"),
+        AUDIT: _deferred("audit", "text_document"),
+        RECIPE: _deferred("recipe", "text_document"),
     },
 )
 JSON = Format(
@@ -346,23 +361,23 @@ JSON = Format(
     "the stable machine-readable report (schema_version 1)",
     render_json,
     documents={
-        SCORES: score_tables.json_document_of,
-        COMPARISON: comparison.json_document_of,
-        AUDIT: audit.json_document_of,
-        RECIPE: recipe.json_document_of,
+        SCORES: _deferred("score_tables", "json_document_of"),
+        COMPARISON: _deferred("comparison", "json_document_of"),
+        AUDIT: _deferred("audit", "json_document_of"),
+        RECIPE: _deferred("recipe", "json_document_of"),
     },
 )
 CSV = Format(
     "csv",
     "the official summarizer's two tables of scores: FILE.csv and FILE_detailed.csv",
-    documents={SCORES: score_tables.csv_document},
+    documents={SCORES: _deferred("score_tables", "csv_document")},
     extension=".csv",
     companions=("_detailed",),
 )
 HTML = Format(
     "html",
     "a self-contained HTML page with plots, for reviewers",
-    documents={HTML_REPORT: html.render_document},
+    documents={HTML_REPORT: _deferred("html", "render_document")},
 )
 
 
@@ -382,7 +397,7 @@ def mlperf_audit_register_formats() -> list[Format]:
             "markdown",
             "a Markdown job summary: status first, then a table per submitter",
             ci.render_markdown,
-            documents={RECIPE: recipe.markdown_document},
+            documents={RECIPE: _deferred("recipe", "markdown_document")},
         ),
         Format(
             "objection",

@@ -8,14 +8,16 @@ path of the package opens from the current folder); never how it was computed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
 
-from ..claims import ClaimVerdict
-from ..comparison import BenchmarkComparison
-from ..recipes import Recipe
 from ..report import Report
 from ..scores import BenchmarkScore
 from ..terminal import Screen
+
+if TYPE_CHECKING:  # the documents' types only: importing claims would load YAML into every check
+    from ..claims import ClaimVerdict
+    from ..comparison import BenchmarkComparison
+    from ..recipes import Recipe
 
 #: `check`: the `Report` itself, which every format renders (`Format.render`).
 CHECK = "check"

@@ -1,16 +1,31 @@
-"""An example rule pack: how a third party adds a rule to mlperf-audit."""
+"""An example rule pack: how a third party adds a rule, and a setting, to mlperf-audit."""
 
 from __future__ import annotations
 
 from typing import Iterable
 
-from mlperf_audit import Finding, Rule, Run, Severity, hookimpl
+from mlperf_audit import (
+    CheckContext,
+    Finding,
+    Rule,
+    Run,
+    RunRule,
+    Setting,
+    Severity,
+    hookimpl,
+)
 
-#: Share of non-MLLOG lines above which a log is reported.
-NOISE_SHARE = 0.5
+#: The share of non-MLLOG lines above which a log is reported, unless configured otherwise:
+#: [tool.mlperf-audit.plugins.example] noise-share = 0.8
+NOISE_SHARE = Setting(
+    name="noise-share",
+    type=float,
+    default=0.5,
+    help="Share of a result file's lines that are not MLLOG records above which EXA001 reports it.",
+)
 
 
-class ShellNoise(Rule):
+class ShellNoise(RunRule):
     """Most lines of the result file are not MLLOG records.
 
     What it checks: the share of a result file's lines that are not `:::MLLOG` records.
@@ -29,11 +44,11 @@ class ShellNoise(Rule):
     severity = Severity.INFO
     scope = "run"
 
-    def check(self, run: Run, context: object) -> Iterable[Finding]:
+    def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         if run.line_count == 0 or not run.events:
             return
         noise = 1 - len(run.events) / run.line_count
-        if noise > NOISE_SHARE:
+        if noise > context.settings_of(self.plugin)[NOISE_SHARE.name]:
             yield self.finding(
                 f"{noise:.0%} of the file's {run.line_count} lines are not MLLOG records",
                 path=run.path,
@@ -44,3 +59,8 @@ class ShellNoise(Rule):
 @hookimpl
 def mlperf_audit_register_rules() -> list[type[Rule]]:
     return [ShellNoise]
+
+
+@hookimpl
+def mlperf_audit_plugin_settings() -> list[Setting]:
+    return [NOISE_SHARE]

@@ -61,8 +61,8 @@ from mlperf_audit import (
     Submission,
     SystemDescription,
     hardware,
+    limits,
     open_binary,
-    read_at_most,
 )
 
 #: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
@@ -99,7 +99,7 @@ def read_text(entry: FileEntry) -> str | None:
         return None
     try:
         with open_binary(entry.fs_path) as stream:
-            data = read_at_most(stream, MAX_SOURCE_BYTES)
+            data = limits.read_at_most(stream, MAX_SOURCE_BYTES)
     except OSError:
         return None
     if len(data) > MAX_SOURCE_BYTES or b"\x00" in data[:8192]:
