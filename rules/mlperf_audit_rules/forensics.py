@@ -28,6 +28,7 @@ from mlperf_audit import (
     TreeRule,
     hardware,
     hookimpl,
+    reference,
 )
 from mlperf_audit_rules.support import published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
@@ -38,16 +39,9 @@ from mlperf_audit_rules.support.official_compliance import LogLine, load_config
 BACKWARDS_TOLERANCE_MS = 60_000
 #: A target-reaching evaluation may be logged this long after run_stop (the same step's bookkeeping).
 STOP_TOLERANCE_MS = 1_000
-#: Benchmarks that evaluate saved checkpoints after training: the evaluation records carry the time of
-#: the checkpoint (stable_diffusion) or of the evaluation (minigo, v1.0-v2.1), and run_stop the time the
-#: winning checkpoint was saved, earlier than the training logged before it.
-OFFLINE_EVALUATION = {"stable_diffusion", "minigo"}
 EVAL_KEYS = {"eval_start", "eval_stop", "eval_accuracy", "eval_result"}
 #: The virtual record into which stable_diffusion's rules gather FID and CLIP per samples_count.
 AGGREGATED = "aggregated_eval_accuracy"
-#: Offline evaluators that log when the checkpoint that beat the target was trained:
-#: benchmark -> (key, metadata field in seconds after run_start). minigo's run_stop is run_start plus it.
-TRAINED_AT = {"minigo": ("eval_result", "timestamp")}
 #: Evaluation intervals that training may run past run_stop while deferred evaluations wait (twice the 4
 #: of Habana's published bert logs).
 DEFERRED_INTERVALS = 8
@@ -67,12 +61,19 @@ WORK_KEYS = {
 }
 #: Training bookkeeping of a loop that runs one more block after run_stop, without evaluating.
 LOOP_TAIL = {"block_start", "epoch_start"}
-#: samples-based convergence units: (metadata key, factor of the global batch size)
-CADENCE = {
-    "llama2_70b_lora": ("samples_count", 1),
-    "stable_diffusion": ("samples_count", 1),
-    "gpt3": ("epoch_num", 2048),
-}
+
+
+def _offline(benchmark: str | None) -> bool:
+    """Whether the benchmark evaluates saved checkpoints after training: its evaluation records carry
+    the time of the checkpoint or of the evaluation, and run_stop the time the winning checkpoint was
+    saved, earlier than the training logged before it."""
+    return reference.benchmarks.facts(benchmark).offline_evaluation
+
+
+def _cadence(benchmark: str) -> tuple[str, int] | None:
+    """(metadata key, factor of the global batch size) of the evaluations' step, where it is known."""
+    facts = reference.benchmarks.facts(benchmark)
+    return None if facts.cadence_batch_factor is None else (facts.convergence_key, facts.cadence_batch_factor)
 
 
 def _interval(run: Run) -> tuple[int, int] | None:
@@ -125,7 +126,7 @@ class TimeGoesBackwards(RunRule):
         if interval is None:
             return
         events = run.events[interval[0] : interval[1] + 1]
-        offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
+        offline = _offline(run.text("submission_benchmark"))
         deferred = _deferred_evaluation(events)
         # an offline evaluator keeps a clock of its own: its records are checked against each other (it
         # evaluates the checkpoints one after the other), the training's against the training's
@@ -275,8 +276,8 @@ class StopBeforeTarget(RunRule):
         if stop is None or stop.meta("status") != "success":
             return
         benchmark = run.text("submission_benchmark")
-        if benchmark in OFFLINE_EVALUATION:
-            yield from self._trained_after_stop(run, stop, TRAINED_AT.get(str(benchmark)))
+        if _offline(benchmark):
+            yield from self._trained_after_stop(run, stop, reference.benchmarks.facts(benchmark).trained_at)
             return
         reached = first_reaching_target(context, run)
         if reached is not None and reached.time_ms > stop.time_ms + STOP_TOLERANCE_MS:
@@ -390,7 +391,7 @@ class EventsAfterStop(RunRule):
         stop = next((i for i, e in enumerate(run.events) if e.key == "run_stop"), None)
         if stop is None:
             return
-        offline = run.text("submission_benchmark") in OFFLINE_EVALUATION
+        offline = _offline(run.text("submission_benchmark"))
         stop_ms = run.events[stop].time_ms
         before_ms = run.events[stop - 1].time_ms if stop > 0 else None
         late = [
@@ -508,7 +509,7 @@ class EvalCadence(RunRule):
     scope = "run"
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
-        rule = CADENCE.get(str(run.value("submission_benchmark")))
+        rule = _cadence(str(run.value("submission_benchmark")))
         batch = run.value("global_batch_size")
         if rule is None or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
             return
@@ -571,7 +572,7 @@ class EvalFrequency(BenchmarkRule):
             if run.benchmark and benchmark != run.benchmark:
                 continue  # a log of another benchmark than its folder's (PKG011): neither interval applies
             entry = intervals.get(benchmark) or {}
-            unit, factor = CADENCE.get(str(benchmark), ("samples_count", 1))
+            unit, factor = _cadence(str(benchmark)) or ("samples_count", 1)
             samples, batch = entry.get("samples"), run.value("global_batch_size")
             if not isinstance(samples, int) or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
                 continue

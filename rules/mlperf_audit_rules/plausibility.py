@@ -46,6 +46,7 @@ from mlperf_audit import (
     best_of,
     hardware,
     hookimpl,
+    reference,
 )
 from mlperf_audit_rules.support import envelope, peers, precision
 from mlperf_audit_rules.support.work import RunWork, envelope_verdict, quality_target, run_work
@@ -53,8 +54,6 @@ from mlperf_audit_rules.support.work import RunWork, envelope_verdict, quality_t
 EXACT_WORK = {benchmark for benchmark, work in hardware.WORK.items() if work.kind == "exact"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
 THROUGHPUT_TOLERANCE = 1.25
-#: Benchmarks whose convergence unit is samples, the unit of their logged `throughput`.
-SAMPLE_UNITS = {"bert", "llama2_70b_lora", "stable_diffusion"}
 #: A run processing units this much faster than the median of the other runs stands out.
 RATE_OUTLIER = 1.3
 #: Larger systems may process this much more per accelerator than smaller ones (hardware.md R3).
@@ -262,7 +261,7 @@ class ThroughputMismatch(BenchmarkRule):
     scope = "benchmark"
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
-        if result.benchmark not in SAMPLE_UNITS:
+        if not reference.benchmarks.facts(result.benchmark).throughput_in_convergence_units:
             return
         for work in run_work(result, context.ruleset.split("-", 1)[1]):
             logged = [

@@ -37,10 +37,11 @@ from mlperf_audit import (
     SubmissionRule,
     hardware,
     hookimpl,
+    reference,
 )
 
 from .support import disclosure, precision, sources
-from .support.convergence import SAMPLES_BENCHMARKS, convergences, evaluation_grid
+from .support.convergence import convergences, evaluation_grid
 from .support.official_compliance import load_config
 from .support.sources import Trace
 from .support.work import time_to_train
@@ -774,16 +775,16 @@ class SpreadTooSmall(BenchmarkRule):
             )
         if spread.units_distinct == 1 and spread.units_cv is not None:
             batch = sources.logged(result.runs, "global_batch_size")
-            reference = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
-            if not reference:
+            reference_points = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
+            if not reference_points:
                 return
             # a run converges at the first of its own evaluations that reaches the target: the reference
             # runs' points, seen at the result's evaluation cadence, are where it could have converged
             grid = evaluation_grid(result, version)
-            seen = on_grid(reference, grid)
+            seen = on_grid(reference_points, grid)
             chance = _all_equal_chance(seen, spread.runs)
             if chance < UNLIKELY and len(set(seen)) >= FINE_GRID:
-                unit = "samples_count" if result.benchmark in SAMPLES_BENCHMARKS else "epoch_num"
+                unit = reference.benchmarks.facts(result.benchmark).convergence_key
                 cadence = (
                     f", {len(set(seen))} on this result's evaluation grid (every {_number(grid[-1] - grid[-2])} {unit})"
                     if len(grid) >= 2
@@ -791,7 +792,7 @@ class SpreadTooSmall(BenchmarkRule):
                 )
                 yield self.finding(
                     f"all {spread.runs} runs converge at the same point; the RCP reference runs at the nearest batch "
-                    f"size converge at {len(set(reference))} distinct points in {len(reference)} runs{cadence}, which "
+                    f"size converge at {len(set(reference_points))} distinct points in {len(reference_points)} runs{cadence}, which "
                     f"makes that a {chance:.1e} chance",
                     path=result.folder.path,
                 )
@@ -1229,38 +1230,6 @@ def mlperf_audit_register_rules() -> list[type[Rule]]:
 # `mlperf-audit reproduce`: the recipe of one result folder
 # --------------------------------------------------------------------------------------------
 
-#: What each benchmark needs besides its code, as the MLCommons reference implementations
-#: (github.com/mlcommons/training) describe it; the package itself never holds these.
-BENCHMARK_DATA: dict[str, tuple[str, ...]] = {
-    "bert": (
-        "dataset: Wikipedia dump of 2020-01-01, preprocessed as the reference's bert/ describes",
-        "checkpoint: the reference's phase-1 BERT-large checkpoint (TF), converted for the framework",
-    ),
-    "gpt3": (
-        "dataset: C4 (en, 3.0.1), tokenised with the reference's SentencePiece model",
-        "checkpoint: the reference's GPT-3 175B checkpoint the run starts from",
-    ),
-    "llama2_70b_lora": (
-        "dataset: GovReport (SCROLLS), preprocessed as the reference's llama2_70b_lora/ describes",
-        "checkpoint: Llama-2-70b weights (Meta's licence), converted as the reference describes",
-    ),
-    "stable_diffusion": (
-        "dataset: the LAION-400M subset of the reference, and COCO-2014 validation captions",
-        "checkpoint: Stable Diffusion v2 base, plus the FID (Inception) and CLIP models",
-    ),
-    "ssd": (
-        "dataset: the MLPerf subset of OpenImages v6 (264 classes)",
-        "checkpoint: the ImageNet-pretrained ResNeXt50_32x4d backbone",
-    ),
-    "gnn": ("dataset: IGBH-Full (Illinois Graph Benchmark, heterogeneous)",),
-    "rgat": ("dataset: IGBH-Full (Illinois Graph Benchmark, heterogeneous)",),
-    "dlrm_dcnv2": ("dataset: Criteo 1TB Click Logs, made multi-hot as the reference describes",),
-    "resnet": ("dataset: ImageNet 2012 (ILSVRC)",),
-    "maskrcnn": ("dataset: COCO 2017", "checkpoint: the ImageNet-pretrained ResNet-50 backbone"),
-    "unet3d": ("dataset: KiTS19",),
-    "rnnt": ("dataset: LibriSpeech",),
-}
-
 _COMMAND = re.compile(
     r"^\s*(?:\$\s*)?(?:sudo\s+)?(sbatch|srun|docker|podman|enroot|bash|sh|python3?|torchrun|"
     r"mpirun|source|export|\.\/\S+|make)\b"
@@ -1349,7 +1318,7 @@ def recipe(result: BenchmarkResult, context: CheckContext) -> Recipe:
     for run in result.runs:
         if run.launch is not None and all(q.text != run.launch.container for q in ran_in):
             ran_in.append(Quoted(run.launch.container, f"{run.path} (:::DLPAL)"))
-    data = BENCHMARK_DATA.get(result.benchmark, ())
+    data = reference.benchmarks.facts(result.benchmark).reproduction_needs
     if not data:
         notes.append(f"what {result.benchmark} needs besides its code is not listed here: see the reference")
     return Recipe(

@@ -48,6 +48,7 @@ from mlperf_audit import (
     listing_order,
     natural_key,
     power_logs,
+    reference,
     rulesets,
     url_prefix,
 )
@@ -254,10 +255,12 @@ def system_info(result: BenchmarkResult, context: CheckContext) -> dict[str, Any
         name = d["system_name"]
         accelerator = d["accelerator_model_name"]
         framework = d["framework"]
-        if name == "tpu-v3":
-            name = f"TPUv3.{per_node * 2}"
-        if accelerator == "tpu-v3":
-            accelerator = "TPUv3"
+        renamed_system = reference.accelerators.summarizer_name(name)
+        if renamed_system is not None:
+            name = f"{renamed_system.shown}.{per_node * renamed_system.system_count_factor}"
+        renamed_accelerator = reference.accelerators.summarizer_name(accelerator)
+        if renamed_accelerator is not None:
+            accelerator = renamed_accelerator.shown
         if "TensorFlow" in framework:
             commit = re.search(r" commit hash = .*", framework)
             framework = framework.replace(commit.group(0), "") if commit else framework

@@ -43,11 +43,23 @@ class _FamilyEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     spellings: list[str]
 
 
+class SummarizerName(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A name the official result summarizer shows otherwise than descriptions write it: the
+    accelerator `written` as `shown`, a system named `written` as `shown`.<accelerators per node x
+    `system_count_factor`>."""
+
+    written: str
+    shown: str
+    system_count_factor: int
+    source: str
+
+
 class _AcceleratorData(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     note: str
     families_note: str
     families: list[_FamilyEntry]
     variants: list[str]
+    summarizer_names: list[SummarizerName]
     accelerators: list[_AcceleratorEntry]
 
 
@@ -155,7 +167,9 @@ def load(text: bytes | str) -> _AcceleratorData:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ReferenceDataError(f"accelerators.json: {kind} named twice: {', '.join(twice)}")
-    unsourced = [a.model for a in data.accelerators if _figures(a) and not any(s.strip() for s in a.sources.values())]
+    unsourced = [n.written for n in data.summarizer_names if not n.source.strip()] + [
+        a.model for a in data.accelerators if _figures(a) and not any(s.strip() for s in a.sources.values())
+    ]
     if unsourced:
         raise ReferenceDataError(f"accelerators.json: no source for {', '.join(unsourced)}")
     return data
@@ -176,6 +190,14 @@ def families() -> tuple[Family, ...]:
 def maker_of(family: str | None) -> str | None:
     """Who makes an accelerator family: "nvidia", "amd", "intel", "google", ... (None when unknown)."""
     return next((f.maker for f in families() if f.name == family), None)
+
+
+def summarizer_name(written: object) -> SummarizerName | None:
+    """How the official result summarizer shows a system or accelerator a description names
+    `written` (anything a description holds), where it renames it."""
+    return (
+        next((n for n in _data().summarizer_names if n.written == written), None) if isinstance(written, str) else None
+    )
 
 
 def variants() -> tuple[str, ...]:

@@ -24,6 +24,7 @@ import importlib.metadata
 import json
 import logging
 import math
+import operator
 import reprlib
 import sys
 import types
@@ -35,24 +36,28 @@ from pathlib import Path
 from typing import Any
 
 from mlperf_audit import BenchmarkResult, CheckContext, Run, rulesets
+from mlperf_audit import reference as mlperf_reference
 from mlperf_audit_rules.support.directives import directive_in_force
 
 NOT_CONVERGED = 1e9
 BYPASS = "rcp-bypass"
-#: Benchmark folders the official package checker runs no RCP check on (`benchmark != 'minigo'`).
-NO_RCP_CHECK = {"minigo"}
-#: Benchmarks whose convergence point is `samples_count` (mirrors `read_submission_file`).
-SAMPLES_BENCHMARKS = {
-    "llama2_70b_lora",
-    "flux1",
-    "llama31_405b",
-    "llama31_8b",
-    "gpt_oss_20b",
-    "deepseekv3_671b",
-    "qwen35_397b_grpo",
-    "dlrmv4",
-}
-SD_FID_MAX, SD_CLIP_MIN = 90.0, 0.15  # hard-coded in the official reader too
+_COMPARISONS = {"<=": operator.le, ">=": operator.ge}
+
+
+@cache
+def _points_in_samples() -> frozenset[str]:
+    """The benchmarks whose convergence point is the `samples_count` of their last evaluation
+    (mirrors `read_submission_file`); a set, so that a name a log writes as a list or an object fails
+    the lookup as it always has (the run's point is then unreadable)."""
+    return mlperf_reference.benchmarks.having(
+        lambda b: b.convergence_key == "samples_count" and not b.convergence_bounds
+    )
+
+
+def _meets_every_bound(metrics: dict[Any, Any], bounds: dict[str, mlperf_reference.benchmarks.MetricBound]) -> bool:
+    """Whether an evaluation's metrics meet every bound, checked in the reference's order (the
+    official reader stops at the first that fails, before it looks a later metric up)."""
+    return all(_COMPARISONS[bound.comparison](metrics[metric], bound.value) for metric, bound in bounds.items())
 
 
 _REPR = reprlib.Repr()
@@ -93,31 +98,35 @@ def _convergence(run: Run, version: str, train_samples: bool) -> tuple[float, An
     cache must not hold (the cycle would keep its events alive until the cyclic collector runs)."""
     batch_size: Any = -1
     benchmark: Any = None
+    facts = mlperf_reference.benchmarks.facts(benchmark)
     point: Any = None
     result = NOT_CONVERGED
-    sd_evals: dict[Any, dict[Any, Any]] = defaultdict(dict)
-    step_unit = "step_num" if version == "3.1.0" else "samples_count"
+    evaluations_by_step: dict[Any, dict[Any, Any]] = defaultdict(dict)
     try:
         for event in run.events:
             if event.key == "global_batch_size":
                 batch_size = event.value
             elif event.key == "submission_benchmark":
                 benchmark = event.value
-            if train_samples and benchmark == "bert":
+                facts = mlperf_reference.benchmarks.facts(benchmark)
+            if train_samples and facts.rcp_train_samples_option:
                 if event.key == "train_samples":
                     point = event.value
             elif event.key in ("eval_accuracy", "eval_error"):
-                if benchmark == "stable_diffusion":
-                    sd_evals[event.metadata[step_unit]][event.metadata["metric"]] = event.value
-                elif benchmark in SAMPLES_BENCHMARKS:
+                if facts.convergence_bounds:
+                    step_key = facts.evaluation_step_key_by_round.get(version, facts.convergence_key)
+                    evaluations_by_step[event.metadata[step_key]][event.metadata["metric"]] = event.value
+                elif benchmark in _points_in_samples():
                     point = event.metadata["samples_count"]
                 else:
                     point = round(event.metadata["epoch_num"], 3)
             if event.key == "run_stop":
                 if event.metadata["status"] == "success":
-                    if benchmark == "stable_diffusion":
+                    if facts.convergence_bounds:
                         passing = [
-                            step for step, r in sd_evals.items() if r["FID"] <= SD_FID_MAX and r["CLIP"] >= SD_CLIP_MIN
+                            step
+                            for step, metrics in evaluations_by_step.items()
+                            if _meets_every_bound(metrics, facts.convergence_bounds)
                         ]
                         point = min(passing)
                     if point is None:
@@ -474,9 +483,10 @@ def evaluation_grid(result: BenchmarkResult, version: str) -> tuple[float, ...]:
     `run_convergence` reads from an evaluation: samples_count or epoch_num), sorted and distinct;
     empty where the point is not read from the evaluations (stable diffusion's, bert's in training
     samples)."""
-    if result.benchmark == "stable_diffusion" or (result.benchmark == "bert" and reads_train_samples(result, version)):
+    facts = mlperf_reference.benchmarks.facts(result.benchmark)
+    if facts.convergence_bounds or (facts.rcp_train_samples_option and reads_train_samples(result, version)):
         return ()
-    samples = result.benchmark in SAMPLES_BENCHMARKS
+    samples = facts.convergence_key == "samples_count"
     points: set[float] = set()
     for run in result.runs:
         for event in (*run.all("eval_accuracy"), *run.all("eval_error")):
@@ -550,7 +560,7 @@ def _epochs_do_not_progress(result: BenchmarkResult) -> bool:
     but which log `train_samples`: the reviewers of rounds before 2.0 ran the RCP check with
     `--rcp_bert_train_samples` (a command-line option then, recorded nowhere in the package; from 2.0
     the submitter's package_checker_params says it)."""
-    if result.benchmark != "bert":
+    if not mlperf_reference.benchmarks.facts(result.benchmark).rcp_train_samples_option:
         return False
     for run in result.runs:
         epochs = {shown(e.metadata.get("epoch_num")) for e in run.all("eval_accuracy")}
@@ -571,12 +581,17 @@ def official_run_count_known(benchmark: str) -> bool:
 
 def _judge(verdict: Verdict, checker: Any, record: dict[str, Any], version: str, benchmark: str) -> None:
     record = copy.deepcopy(record)
-    if tuple(map(int, version.split("."))) >= (5, 0, 0) and benchmark == "llama31_405b":
-        record["Max Speedup"] = record["RCP Mean"] / (record["Min Epochs"] - 46080)
+    offset = mlperf_reference.benchmarks.facts(benchmark).max_speedup_offset
+    if offset is not None and _round_key(version) >= _round_key(offset.from_round):
+        record["Max Speedup"] = record["RCP Mean"] / (record["Min Epochs"] - offset.min_epochs_less)
     assert verdict.mean is not None
     verdict.record = record
     verdict.factor = float(checker._find_norm_factor(record, verdict.mean))
     verdict.passed = bool(verdict.mean >= record["RCP Mean"] / record["Max Speedup"])
+
+
+def _round_key(version: str) -> tuple[int, ...]:
+    return tuple(map(int, version.split(".")))
 
 
 def bypass_in_force(result: BenchmarkResult, ruleset: str) -> bool:
@@ -590,7 +605,11 @@ def train_samples_in_force(result: BenchmarkResult, ruleset: str) -> bool:
 
 def verdict_for(result: BenchmarkResult, context: CheckContext) -> Verdict | None:
     """The RCP verdict of a closed benchmark folder (None where no RCP check applies)."""
-    if context.division_of(result) != "closed" or not result.runs or result.benchmark in NO_RCP_CHECK:
+    if (
+        context.division_of(result) != "closed"
+        or not result.runs
+        or not mlperf_reference.benchmarks.facts(result.benchmark).rcp_checked
+    ):
         return None
     version = context.ruleset.split("-", 1)[1]
     return context.memo(result, "rcp", lambda: evaluate(result, version, bypass_in_force(result, context.ruleset)))

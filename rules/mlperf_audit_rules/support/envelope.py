@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from mlperf_audit import BenchmarkResult, SystemDescription, hardware, rulesets
+from mlperf_audit import BenchmarkResult, SystemDescription, hardware, reference, rulesets
 
 #: How much less accelerator time one round of software may need on the same accelerator (the
 #: hardware reference's R2 saw 1.02x-1.26x a round; the largest honest step between consecutive
@@ -104,7 +104,7 @@ def measure(result: BenchmarkResult, description: SystemDescription | None, minu
     when more runs failed than olympic scoring tolerates (the result has no score)."""
     if description is None or str(description.get("division") or "").strip().lower() != "closed":
         return None
-    drop = 4 if result.benchmark == "unet3d" else 1  # rulesets.Round.olympic_drop, for every round
+    drop = reference.benchmarks.facts(result.benchmark).olympic_drop
     if len(result.runs) - len(minutes) > drop:
         return None
     count, accelerator = hardware.of_system(description)

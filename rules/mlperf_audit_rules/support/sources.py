@@ -63,6 +63,7 @@ from mlperf_audit import (
     hardware,
     limits,
     open_binary,
+    reference,
 )
 
 #: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
@@ -345,7 +346,7 @@ class LaunchConfig:
             return None
         factors = [local, nodes, accelerators]
         accumulation = self.first(ACCUMULATION)
-        if accumulation and benchmark not in BATCH_INCLUDES_ACCUMULATION:
+        if accumulation and not reference.benchmarks.facts(benchmark).batch_includes_accumulation:
             factors.append(accumulation)
         values = [number(a.value) for _, a in factors]
         if any(v is None for v in values):
@@ -364,9 +365,9 @@ class LaunchConfig:
         defaults = any(a.default for name, a in factors if name not in NODES + ACCELERATORS)
         if parallel:
             formula += " / (" + " x ".join(parallel) + ")"
-        if benchmark in BATCH_MEANING_UNKNOWN:
+        if reference.benchmarks.facts(benchmark).batch_meaning_unknown:
             return None  # not compared: what a variable means there is not known
-        if benchmark == "bert":
+        if reference.benchmarks.facts(benchmark).batch_counts_packed_sequences:
             rate = self.packing_rate()
             if rate is not None and rate != 1:
                 return BatchSize(
@@ -404,15 +405,6 @@ class LaunchConfig:
         return number(match.group(1))  # None for a rate of hundreds of digits: a float's infinity
 
 
-#: Benchmarks whose per-accelerator batch variable already includes gradient accumulation
-#: (NVIDIA's BERT passes BATCHSIZE as `--train_batch_size` and divides it by the accumulation steps).
-BATCH_INCLUDES_ACCUMULATION = frozenset({"bert"})
-#: Benchmarks whose logged global batch is not the per-accelerator batch times the data-parallel
-#: size in any way a configuration says (NVIDIA's unet3d divides by its spatial group and leaves
-#: the evaluation nodes out: main.py's `batch_size * (len(train_ranks) // spatial_group_size)`).
-BATCH_MEANING_UNKNOWN = frozenset({"unet3d"})
-
-
 @dataclass(frozen=True)
 class BatchSize:
     value: float  # per accelerator times the data-parallel size (or as given)
@@ -444,19 +436,15 @@ class Comparison:
 
 
 #: Configuration variables compared with a logged hyperparameter, by what they mean:
-#: (variables, logged key, benchmarks where the meaning holds (None: every one but those of
-#: `OTHER_MEANING`), certain). A variable whose meaning is not known for a benchmark is not compared.
+#: (variables, logged key, benchmarks where the meaning holds (None: every one but those whose
+#: reference facts list the key in `other_meaning_keys`), certain). A variable whose meaning is not
+#: known for a benchmark is not compared.
 LOGGED_MEANINGS: tuple[tuple[tuple[str, ...], str, frozenset[str] | None, bool], ...] = (
     (("LR", "LEARNING_RATE", "OPT_BASE_LR"), "opt_base_learning_rate", None, True),
     (ACCUMULATION, "gradient_accumulation_steps", None, True),
     (("WARMUP_STEPS", "OPT_LEARNING_RATE_WARMUP_STEPS"), "opt_learning_rate_warmup_steps", None, False),
     (("WARMUP_EPOCHS", "OPT_LEARNING_RATE_WARMUP_EPOCHS"), "opt_learning_rate_warmup_epochs", None, False),
 )
-#: Benchmarks where a variable of `LOGGED_MEANINGS` means something else, by logged key:
-#: stable diffusion's LEARNING_RATE is computed (BASE_LR x GLOBAL_BATCH_SIZE, `config_common.sh`).
-OTHER_MEANING = {"opt_base_learning_rate": frozenset({"stable_diffusion"})}
-#: Stable diffusion's BASE_LR is per sample: the training script's rate is BASE_LR x the global batch.
-PER_SAMPLE_LR = frozenset({"stable_diffusion"})
 
 
 def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[Comparison]:
@@ -478,7 +466,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
     rate = logged(runs, "opt_base_learning_rate")
     base = config.first(("BASE_LR",))
     if (
-        benchmark in PER_SAMPLE_LR
+        reference.benchmarks.facts(benchmark).per_sample_learning_rate
         and base
         and rate
         and rate.number is not None
@@ -500,7 +488,9 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                 )
             )
     for names, key, benchmarks, certain in LOGGED_MEANINGS:
-        if (benchmarks is not None and benchmark not in benchmarks) or benchmark in OTHER_MEANING.get(key, ()):
+        if (benchmarks is not None and benchmark not in benchmarks) or key in reference.benchmarks.facts(
+            benchmark
+        ).other_meaning_keys:
             continue
         variable = config.first(names)
         said = number(variable[1].value) if variable else None

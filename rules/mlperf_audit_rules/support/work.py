@@ -12,7 +12,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from mlperf_audit import BenchmarkResult, CheckContext, Run, hardware
+from mlperf_audit import BenchmarkResult, CheckContext, Run, hardware, reference
 from mlperf_audit_rules.support import envelope
 from mlperf_audit_rules.support.convergence import run_convergence
 from mlperf_audit_rules.support.official_compliance import load_config
@@ -71,7 +71,7 @@ def run_work(result: BenchmarkResult, version: str) -> list[RunWork]:
 def quality_target(version: str, benchmark: str, division: str) -> tuple[float, str] | None:
     """The quality target and its direction (">=" or "<="), read from the official compliance rule."""
     config = load_config(version, f"{division}_{benchmark}")
-    key = "aggregated_eval_accuracy" if benchmark == "stable_diffusion" else "eval_accuracy"
+    key = reference.benchmarks.facts(benchmark).quality_key
     record = config.keys.get(key) if config else None
     if record is None or record.at_least_one is None:
         return None
