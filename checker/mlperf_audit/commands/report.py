@@ -15,15 +15,13 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .. import api
+from .. import api, reference
 from ..formats.documents import HTML_REPORT, FolderPlotData, HtmlReportDocument
 from ..model import BenchmarkResult
 from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, OutputError, visible, write_text
 from ..scores import BenchmarkScore
 from . import Command, output_format, prepare, progress, reading_options, rendered
-
-UNIT_KEY = {"llama2_70b_lora": "samples_count", "stable_diffusion": "samples_count"}
 
 
 @dataclass
@@ -44,14 +42,16 @@ def _finite(value: Any) -> float | None:
 
 
 def curves(result: BenchmarkResult) -> list[Curve]:
-    unit = UNIT_KEY.get(result.benchmark, "epoch_num")
+    """Each run's evaluations as a curve: quality (the reference's `curve_metric` where the records
+    carry several) against progress in the benchmark's convergence unit, the one its RCPs use."""
+    facts = reference.benchmarks.facts(result.benchmark)
     found = []
     for run in result.runs:
         points = []
         for event in run.all("eval_accuracy"):
-            if result.benchmark == "stable_diffusion" and event.meta("metric") != "FID":
+            if facts.curve_metric is not None and event.meta("metric") != facts.curve_metric:
                 continue
-            x, y = _finite(event.meta(unit)), _finite(event.value)
+            x, y = _finite(event.meta(facts.convergence_key)), _finite(event.value)
             if x is not None and y is not None:
                 points.append((x, y))
         if points:
@@ -68,9 +68,9 @@ def folder_plots(scores: list[BenchmarkScore], found: dict[str, list[Curve]]) ->
     for path, folder_curves in found.items():
         result = by_path.get(path)
         benchmark = result.benchmark if result is not None else path.rsplit("/", 1)[-1]
-        unit = UNIT_KEY.get(benchmark, "epoch_num")
-        quality = "FID" if benchmark == "stable_diffusion" else "eval_accuracy"
-        plots.append(FolderPlotData(path, folder_curves, unit, quality, result))
+        facts = reference.benchmarks.facts(benchmark)
+        quality = facts.curve_metric or "eval_accuracy"
+        plots.append(FolderPlotData(path, folder_curves, facts.convergence_key, quality, result))
     return plots
 
 
