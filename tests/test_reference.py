@@ -84,6 +84,8 @@ def test_benchmark_data_that_is_wrong_is_refused(edit, said) -> None:
         (lambda d: d["families"][0].update(vendor="x"), "vendor"),
         (lambda d: d["families"].append(d["families"][0]), "family named twice"),
         (lambda d: d["accelerators"][0].update(sources={}), "no source"),
+        (lambda d: d["summarizer_names"][0].update(source=" "), "no source"),
+        (lambda d: d["summarizer_names"][0].update(chips=2), "chips"),
     ],
 )
 def test_accelerator_data_that_is_wrong_is_refused(edit, said) -> None:
@@ -130,6 +132,21 @@ def test_olympic_drop_and_rcp_exemption_agree_with_the_official_tools() -> None:
     assert benchmark_data.having(lambda b: not b.rcp_checked) == {"minigo"}
     assert rulesets.get("training-4.1.0").olympic_drop("unet3d") == 4
     assert rulesets.get("training-4.1.0").olympic_drop("bert") == 1
+
+
+def test_summarizer_names_are_those_the_official_summarizer_renames() -> None:
+    """The pinned result summarizer shows a system or accelerator written `tpu-v3` otherwise; the
+    reference says how, and a name given as a list or an object is shown as it is."""
+    from mlperf_logging.result_summarizer import result_summarizer
+
+    source = inspect.getsource(result_summarizer)
+    renamed = accelerator_data.summarizer_name("tpu-v3")
+    assert renamed is not None and renamed.shown == "TPUv3" and renamed.system_count_factor == 2
+    assert "if system_name == 'tpu-v3':" in source and "if accelerator_model_name == 'tpu-v3':" in source
+    assert "int(system_desc['accelerators_per_node']) * 2" in source and "return 'TPUv3'" in source
+    assert [n.written for n in accelerator_data._data().summarizer_names] == ["tpu-v3"]
+    for other in ("TPU-v3", "tpu-v4", ["tpu-v3"], None):
+        assert accelerator_data.summarizer_name(other) is None
 
 
 def _llm_sample(matmul_parameters, layers, width, sequence):

@@ -4,7 +4,8 @@
   the RCP special cases, offline evaluation, the work model or why there is none, claim caveats,
   what a reproduction needs and what its batch and learning-rate variables mean
   (`data/benchmarks.json`);
-- `accelerators`: per accelerator, family, maker, aliases, peaks, memory and power
+- `accelerators`: per accelerator, family, maker, aliases, peaks, memory and power, and the names
+  the official result summarizer shows otherwise than descriptions write them
   (`data/accelerators.json`).
 
 Both files are decoded strictly at first use: an unknown key or a fact without its source is a
