@@ -196,7 +196,7 @@ class _TarInfo(tarfile.TarInfo):
     """A sparse member is never read, so its map (unbounded in a hostile archive) is skipped, not
     collected; the member stays listed with no data, and reading it is an `OSError`."""
 
-    def _proc_sparse(self, archive: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_sparse(self, archive: tarfile.TarFile) -> tarfile.TarInfo:
         _, extended, real_size = self._sparse_structs  # type: ignore[attr-defined]
         del self._sparse_structs  # type: ignore[attr-defined]
         assert archive.fileobj is not None
@@ -340,7 +340,7 @@ class Archive:
         self._file = _tar_data(self.path)
         fd = self._file.fileno()
         headers = _Window(fd, max_read=MAX_HEADER_RECORD)
-        tar = tarfile.TarFile(fileobj=headers, tarinfo=_TarInfo)  # type: ignore[arg-type]
+        tar = tarfile.TarFile(fileobj=headers, tarinfo=_TarInfo)
         entries: list[_Entry] = []
         while (member := tar.next()) is not None:  # tarfile stops at the first header it cannot read
             if member.size < 0:
@@ -536,7 +536,7 @@ def _tar_data(path: Path) -> BinaryIO:
     if opener is None:
         return source
     limit = MAX_TOTAL_BYTES + MAX_TAR_OVERHEAD
-    target: BinaryIO = tempfile.TemporaryFile()  # type: ignore[assignment]
+    target: BinaryIO = tempfile.TemporaryFile()
     try:
         with source, opener(_Window(source.fileno())) as stream:
             written = 0

@@ -81,7 +81,7 @@ class GuidingParser(argparse.ArgumentParser):
             )
         super()._check_value(action, value)
 
-    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             self.error(self._unrecognized(extras))
@@ -102,7 +102,7 @@ class SubcommandParser(GuidingParser):
     """A subcommand's parser: what it does not recognise is its own error, shown with its own
     usage (`usage: mlperf-audit check ...`), not left to the top-level parser."""
 
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(self._unrecognized(extras))

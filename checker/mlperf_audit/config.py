@@ -182,14 +182,14 @@ def _squashed(name: str) -> str:
     return re.sub(r"[-_. ]", "", name.lower())
 
 
-def _near_miss(names: Iterable[Any]) -> str | None:
+def _near_miss(names: Iterable[object]) -> str | None:
     """Among table names, one that was meant as `mlperf-audit` (`mlperf_audit`, `MLPerf-Audit`,
     `mlperf-audti`): such a table is never read, and saying nothing would let it look obeyed."""
-    names = [name for name in names if isinstance(name, str) and name != TABLE]
-    for name in names:
+    tables = [name for name in names if isinstance(name, str) and name != TABLE]
+    for name in tables:
         if _squashed(name) == _squashed(TABLE):
             return name
-    close = suggest.closest(TABLE, names, count=1, cutoff=0.8)
+    close = suggest.closest(TABLE, tables, count=1, cutoff=0.8)
     return close[0] if close else None
 
 

@@ -344,7 +344,7 @@ class _ArchiveWalker(_Walker):
             listing.dirs.append((visible(name), self.join(folder, name)))
         for name in sorted(files, key=natural_key):
             member = self.archive.member(self.join(folder, name))
-            listing.files.append(FileEntry(visible(member.name), member, member.size))  # type: ignore[arg-type]
+            listing.files.append(FileEntry(visible(member.name), member, member.size))
         return listing
 
     def hygiene(self, folder: Any, skipped: frozenset[str] = frozenset()) -> None:

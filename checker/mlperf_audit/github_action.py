@@ -40,7 +40,7 @@ import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from . import suggest
 from .api import check
@@ -196,7 +196,7 @@ def _event() -> dict[str, Any]:
     path = os.environ.get("GITHUB_EVENT_PATH")
     if not path or not Path(path).is_file():
         return {}
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return cast("dict[str, Any]", json.loads(Path(path).read_text(encoding="utf-8")))  # GitHub writes an object
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, overload
 
 from .archives import SUFFIXES as ARCHIVE_SUFFIXES
 from .errors import AuditError
@@ -90,6 +90,10 @@ def visible(text: str, *, keep_newlines: bool = False) -> str:
     return pattern.sub(_escape, text)
 
 
+@overload
+def visible_data(data: dict[str, Any], *, keep_newlines: bool = False) -> dict[str, Any]: ...
+@overload
+def visible_data(data: Any, *, keep_newlines: bool = False) -> Any: ...
 def visible_data(data: Any, *, keep_newlines: bool = False) -> Any:
     """A JSON-like document (dicts, lists, tuples, strings, numbers) with every string, keys
     included, made `visible`; a float that JSON cannot write (NaN, an infinity) becomes None and

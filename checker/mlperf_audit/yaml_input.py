@@ -46,10 +46,10 @@ class _PlainLoader(yaml.SafeLoader):
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
+            mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]  # unannotated in types-PyYAML
             if not self.aliases:
                 raise ComposerError(None, None, "an alias (*name) repeats an anchored value; write the value out", mark)
-            node = super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+            node = super().compose_node(parent, index)
             size = self.expanded.get(id(node))
             if size is None:  # `&a [*a]`: a value that holds itself expands without end
                 raise ComposerError(None, None, "an alias (*name) inside the value it names", mark)
@@ -57,10 +57,10 @@ class _PlainLoader(yaml.SafeLoader):
             return node
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+            raise ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)  # type: ignore[no-untyped-call]
         self.children.append(0)
         try:
-            node = super().compose_node(parent, index)  # type: ignore[no-untyped-call]
+            node = super().compose_node(parent, index)
         finally:
             self.depth -= 1
             size = 1 + self.children.pop()
@@ -77,7 +77,7 @@ class _PlainLoader(yaml.SafeLoader):
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         try:
-            value = super().construct_object(node, deep=deep)  # type: ignore[no-untyped-call]
+            value = super().construct_object(node, deep=deep)
         except ValueError as error:  # a scalar no Python value holds: 5,000 digits, the 45th of a month
             text = str(node.value) if isinstance(node, yaml.ScalarNode) else ""
             shown = f"{text[:12]}... ({len(text):,} characters)" if len(text) > 60 else repr(text)
@@ -99,7 +99,7 @@ class _PlainLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             try:
                 repeated = key in seen
                 seen.add(key)

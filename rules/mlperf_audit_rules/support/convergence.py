@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mlperf_audit import BenchmarkResult, CheckContext, Run, rulesets
 from mlperf_audit import reference as mlperf_reference
@@ -274,7 +274,7 @@ def interpolated(version: str, benchmark: str, batch_size: int | float) -> dict[
     low = checker._find_top_min_rcp(batch_size, "pruned_rcps")
     high = checker._find_bottom_max_rcp(batch_size, "pruned_rcps")
     _, record = checker._create_interp_rcp(batch_size, low, high)
-    return record
+    return cast("dict[str, Any]", record)  # mlperf_logging is untyped
 
 
 @cache

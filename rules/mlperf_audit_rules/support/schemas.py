@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # imported when a schema is first used: jsonschema takes a te
 
 @cache
 def load(name: str) -> dict[str, Any]:
-    return json.loads(resources.files("mlperf_audit_rules").joinpath(f"schemas/{name}").read_text())
+    schema: dict[str, Any] = json.loads(resources.files("mlperf_audit_rules").joinpath(f"schemas/{name}").read_text())
+    return schema  # every shipped schema is a JSON object
 
 
 @cache
