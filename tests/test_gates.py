@@ -118,3 +118,61 @@ def test_no_core_module_imports_the_package_that_re_exports_it() -> None:
         if module.startswith("mlperf_audit.")
     )
     assert not back, f"these modules import mlperf_audit's __init__: {back}"
+
+
+FIRST_PARTY = {"mlperf_audit", "mlperf_audit_rules"}
+
+
+def _imported_top_level_modules(folders: list[Path]) -> dict[str, str]:
+    """Every module outside the standard library and the project that the code imports, by any `import`
+    statement (inside functions too: rcp.py imports scipy only when it interpolates), with one place that
+    imports it."""
+    found: dict[str, str] = {}
+    for folder in folders:
+        for path in sorted(folder.rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                for name in names:
+                    top = name.partition(".")[0]
+                    if top not in sys.stdlib_module_names and top not in FIRST_PARTY:
+                        found.setdefault(top, f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
+def _undeclared(imported: dict[str, str], declared: set[str]) -> list[str]:
+    """The imports that no declared distribution provides (the installed distributions say which modules
+    each provides: `yaml` is PyYAML's)."""
+    from importlib.metadata import packages_distributions
+
+    from packaging.utils import canonicalize_name
+
+    providers = packages_distributions()
+    wrong = []
+    for module, where in sorted(imported.items()):
+        distributions = {canonicalize_name(name) for name in providers.get(module, [])}
+        if not distributions & declared:
+            shown = ", ".join(sorted(distributions)) or "no installed distribution"
+            wrong.append(f"{where}: imports {module} ({shown}), not in [project] dependencies")
+    return wrong
+
+
+def test_every_imported_package_is_declared() -> None:
+    """What checker/ and rules/ import is in [project] dependencies, not merely installed because a
+    dependency (or the test tools) brought it: scipy came with mlperf-logging before it was declared."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = {canonicalize_name(Requirement(line).name) for line in project["dependencies"]}
+    imported = _imported_top_level_modules([ROOT / "checker" / "mlperf_audit", ROOT / "rules" / "mlperf_audit_rules"])
+    assert {"yaml", "scipy", "numpy", "mlperf_logging"} <= imported.keys()  # the scan sees aliases and lazy imports
+    assert not _undeclared(imported, declared), "\n".join(_undeclared(imported, declared))
+    # and it would say so: without scipy declared, rcp.py's import is reported
+    assert [line for line in _undeclared(imported, declared - {"scipy"}) if "imports scipy (scipy)" in line]
