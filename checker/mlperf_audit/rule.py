@@ -18,7 +18,9 @@ import functools
 import inspect
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Generic, Iterable, Literal, Mapping, Sequence, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Iterable, Literal, Mapping, Sequence
+
+from typing_extensions import TypeVar
 
 from .config import Config
 from .model import (
@@ -45,8 +47,9 @@ _HOW_TO_FIX = re.compile(r"^How to fix:\s*(.+?)(?:\n\s*\n|\Z)", re.MULTILINE | r
 
 
 T = TypeVar("T")
-#: The type of what a rule checks: the model type of its scope (`RunRule` checks a `Run`).
-TargetT = TypeVar("TargetT")
+#: The type of what a rule checks: the model type of its scope (`RunRule` checks a `Run`). A bare `Rule`
+#: (the engine's lists, a pack's RULES) is any rule: `Rule[Any]` by default (PEP 696), under strict mypy too.
+TargetT = TypeVar("TargetT", default=Any)
 #: `Rule.produced_by` of the findings the engine makes itself (a rule crashed).
 ENGINE = "engine"
 
