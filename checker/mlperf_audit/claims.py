@@ -197,7 +197,7 @@ def _unmatched(scores: list[BenchmarkScore], benchmark: str, *named: Party | Non
 def _tolerance(written: Any) -> float:
     """Half a unit of the last digit written."""
     exponent = Decimal(str(written)).normalize().as_tuple().exponent
-    return 0.5 * 10 ** (exponent if isinstance(exponent, int) else 0)
+    return 0.5 * float(10 ** (exponent if isinstance(exponent, int) else 0))
 
 
 @dataclass

@@ -21,7 +21,7 @@ import base64
 import functools
 import hashlib
 import math
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from markupsafe import Markup
 
@@ -167,7 +167,7 @@ def times_svg(result: BenchmarkScore) -> str:
 def utilisation_svg(value: float, ceiling: float, label: str) -> str:
     width = WIDTH - 2 * MARGIN
     bar = min(value, 1.2) / 1.2 * width
-    mark = lambda share: MARGIN + min(share, 1.2) / 1.2 * width  # noqa: E731
+    mark: Callable[[float], float] = lambda share: MARGIN + min(share, 1.2) / 1.2 * width  # noqa: E731
     color = "#d62728" if value > 1 else "#ff7f0e" if value > ceiling else "#2ca02c"
     return (
         f'<svg class="plot utilisation" width="{WIDTH}" height="70" xmlns="http://www.w3.org/2000/svg">'
@@ -189,7 +189,7 @@ def envelope_svg(factor: float, label: str) -> str:
     """A result against the published envelope: the bound over its accelerator-minutes (above 1,
     beyond the bound)."""
     width, top = WIDTH - 2 * MARGIN, 2.4
-    mark = lambda share: MARGIN + min(share, top) / top * width  # noqa: E731
+    mark: Callable[[float], float] = lambda share: MARGIN + min(share, top) / top * width  # noqa: E731
     color = "#d62728" if factor > 2 else "#ff7f0e" if factor > 1 else "#2ca02c"
     lines = "".join(
         f'<line x1="{mark(at):.1f}" x2="{mark(at):.1f}" y1="8" y2="44" stroke="#000"'
