@@ -29,8 +29,11 @@ demo: $(PROJECT)
 	$(BIN)/mlperf-audit --disable-plugin example check fixtures/packages/demo --fail-on never
 
 # The gates (mypy, ruff lint and format check, the import contracts) run inside pytest: tests/test_gates.py.
+# The core suite loads only the built-in plugins; the example plugin's rule cases run in its own pytest
+# session, through the pytest plugin mlperf-audit installs (its pyproject.toml names the case folder).
 test: $(STAMP)
 	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest plugins/mlperf-audit-example
 
 # Regenerate the synthetic fixture packages (byte-identical on every machine).
 fixtures: $(STAMP)

@@ -7,13 +7,15 @@ from __future__ import annotations
 import doctest
 import json
 import re
+import textwrap
+import time
 import tomllib
 import types
 from pathlib import Path
 
 import pytest
 
-from mlperf_audit import rulesets
+from mlperf_audit import hookimpl, rulesets
 from mlperf_audit.cli import build_parser
 from mlperf_audit.plugins import ENTRY_POINT_GROUP, PluginHost
 from mlperf_audit.testing import assert_case, load_cases, render_events
@@ -147,3 +149,34 @@ def test_the_pytest_runner_options_are_the_example_plugins():
     shown = _toml_holding("tool.pytest.ini_options")["tool"]["pytest"]["ini_options"]
     declared = tomllib.loads(EXAMPLE_PLUGIN.read_text(encoding="utf-8"))["tool"]["pytest"]["ini_options"]
     assert shown == declared
+
+
+def test_contributings_new_rule_passes_its_cases(tmp_path):
+    """CONTRIBUTING.md's walk-through: its rule, pasted below ShellNoise in the example plugin's
+    module with `import time`, passes the cases it shows."""
+    example = pytest.importorskip("mlperf_audit_example", reason="make test installs the example plugin")
+    contributing = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    blocks = {
+        found: textwrap.dedent(body)
+        for found, body in re.findall(r"^ *```(\w+)\n(.*?)^ *```\n", contributing, re.M | re.S)
+    }
+    namespace = {**vars(example), "time": time}
+    exec(compile(blocks["python"], "CONTRIBUTING.md", "exec"), namespace)  # noqa: S102 - our own page
+    rule = namespace["FutureTimestamp"]
+    assert rule.scope == "run"
+
+    class Walkthrough:
+        @hookimpl
+        def mlperf_audit_register_rules(self) -> list[type]:
+            return [rule]
+
+    host = PluginHost(autoload_third_party=False, plugins=[("walkthrough", Walkthrough())])
+    assert host.errors == []
+    case_file = tmp_path / f"{rule.code}.yaml"
+    case_file.write_text(blocks["yaml"], encoding="utf-8")
+    cases = load_cases(case_file)
+    assert len(cases) == 2
+    for case in cases:
+        workdir = tmp_path / case.name
+        workdir.mkdir()
+        assert_case(case, workdir, host)
