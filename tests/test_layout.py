@@ -26,6 +26,7 @@ ALLOWED = {
     "CONTRIBUTING.md": "from a fresh clone to a new rule",
     "CHANGELOG.md": "what changed, breaking changes first",
     "Makefile": "`make demo` and `make test`",
+    "noxfile.py": "the gates as sessions (lint, types, imports, docs, tests on each Python)",
     "action.yml": "the GitHub Action (GitHub requires it at the top)",
     ".github": "the Action's pinned dependencies",
     ".ci": "what CI runs",

@@ -242,7 +242,7 @@ def test_run_helpers(tmp_path):
 def test_read_at_most_gives_the_file_up_to_one_byte_past_the_limit(tmp_path, monkeypatch, length):
     import io
 
-    from mlperf_audit import read_at_most
+    from mlperf_audit.limits import read_at_most
 
     path = tmp_path / "log.txt"
     path.write_bytes(bytes(range(256)) * 20)
