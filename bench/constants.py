@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from mlperf_audit import rulesets
+from mlperf_audit.reference import rulesets
 from mlperf_audit_rules.support.official_compliance import load_config
 
 DATA = Path(__file__).resolve().parent.parent / "rules" / "mlperf_audit_rules" / "data" / "constants.json"

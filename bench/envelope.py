@@ -27,8 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import load_benchmark
+from mlperf_audit.engine.loading import load_benchmark
+from mlperf_audit.reading.discovery import discover
 from mlperf_audit_rules.support import envelope
 from mlperf_audit_rules.support.work import quality_target, run_work
 

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from mlperf_audit.api import check, score
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check, score
 
 DEFAULT_ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "mlperf-training-v4.1-sample"
 SECTION = re.compile(r"Running compliance checks in dir (\S+)")

@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from mlperf_audit.parser import TOKEN, parse_log
+from mlperf_audit.reading.parser import TOKEN, parse_log
 
 DEFAULT = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "mlperf-training-v4.1-sample"
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Sequence
 
 from mlperf_audit import power_logs
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import load_benchmark
+from mlperf_audit.engine.loading import load_benchmark
+from mlperf_audit.reading.discovery import discover
 
 
 def _span(values: Sequence[float], unit: str = "") -> str:

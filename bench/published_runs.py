@@ -29,8 +29,8 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import load_benchmark
+from mlperf_audit.engine.loading import load_benchmark
+from mlperf_audit.reading.discovery import discover
 from mlperf_audit_rules.support import published_runs
 
 DATA = Path(__file__).resolve().parent.parent / "rules" / "mlperf_audit_rules" / "data" / published_runs.DATA

@@ -30,8 +30,8 @@ from typing import Any
 
 import yaml
 
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import load_benchmark
+from mlperf_audit.engine.loading import load_benchmark
+from mlperf_audit.reading.discovery import discover
 from mlperf_audit_rules.support import sources
 
 TRUTH = Path(__file__).resolve().parent.parent / "tests" / "data" / "launch-configs-v4.1.yaml"

@@ -17,7 +17,7 @@ Three parts are generated, from the rules that the plugins shipped in this distr
 - docs/compliance-rules.md, the CMP code table, as `python -m mlperf_audit_rules.compliance --update`
   writes it (`compliance.markdown_table()`; only `--update` assigns codes to new check families);
 - docs/plugin-api.md, the hook reference between `HOOKS_BEGIN` and `HOOKS_END`: every hook of
-  `mlperf_audit.hookspecs`, in its order, with its signature, pluggy options and docstring (its
+  `mlperf_audit.engine.hookspecs`, in its order, with its signature, pluggy options and docstring (its
   `:param:`, `:return:`, `.. versionadded::` and `.. deprecated::` fields as Markdown).
 
 Everything is computed from the running code: after a rule moves to another module or a module is
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlperf_audit import Rule, Severity
-from mlperf_audit.plugins import PluginHost, PluginInfo
+from mlperf_audit.engine.plugins import PluginHost, PluginInfo
 
 ROOT = Path(__file__).resolve().parent.parent
 RULE_PAGES = "docs/rules"
@@ -280,7 +280,7 @@ def hook_entry(name: str, function: object, options: dict[str, object]) -> list[
 
 def hook_reference() -> str:
     """The generated block of docs/plugin-api.md: every hookspec, in the module's order."""
-    from mlperf_audit import hookspecs
+    from mlperf_audit.engine import hookspecs
 
     lines = [HOOKS_BEGIN, ""]
     for name, function in vars(hookspecs).items():

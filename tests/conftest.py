@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit.cli import main
-from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
+from mlperf_audit.engine.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures" / "packages"
@@ -216,11 +216,11 @@ def published_rounds() -> dict[str, Path]:
 
 def keep_parses(cache_dir: Path, *targets: Path) -> None:
     """Marks each PATH as checked before, so that its next check or score keeps (and reads) parsed
-    files (a first look at a PATH keeps none: `mlperf_audit.checkcache`), and forgets every kept
+    files (a first look at a PATH keeps none: `mlperf_audit.engine.checkcache`), and forgets every kept
     whole check, so that the next one reads the parse cache instead of answering from its outcome."""
     import shutil
 
-    from mlperf_audit.checkcache import CheckCache
+    from mlperf_audit.engine.checkcache import CheckCache
 
     shutil.rmtree(Path(cache_dir) / "check-v1", ignore_errors=True)
     checks = CheckCache(cache_dir)

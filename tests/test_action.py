@@ -385,8 +385,8 @@ def test_a_summary_over_githubs_limit_is_cut_at_a_row_and_says_so(fixtures, subm
     of many are, and a line says how much is left out."""
     import dataclasses
 
-    from mlperf_audit.api import check
     from mlperf_audit.config import Config
+    from mlperf_audit.engine.api import check
     from mlperf_audit.formats.ci import STEP_SUMMARY_LIMIT, annotate, render_markdown
 
     report = check(fixtures / "demo", Config(cache_dir=None))
@@ -422,8 +422,8 @@ def test_errors_are_given_room_before_warnings(fixtures):
     annotated), errors take them first; infos take none unless asked, and then only what is left."""
     import dataclasses
 
-    from mlperf_audit.api import check
     from mlperf_audit.config import Config
+    from mlperf_audit.engine.api import check
     from mlperf_audit.formats.ci import annotate
     from mlperf_audit.model import Severity
 

@@ -22,10 +22,10 @@ from mlperf_audit import (
     Tree,
     hookimpl,
 )
-from mlperf_audit import parser as parser_module
-from mlperf_audit.api import check, review
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check, review
+from mlperf_audit.engine.plugins import PluginHost
+from mlperf_audit.reading import parser as parser_module
 from mlperf_audit.rule import RuleDefinitionError, validate_rule_class
 
 
@@ -220,7 +220,7 @@ def test_audit_and_report_parse_each_log_once(command, fixtures, cli, monkeypatc
         calls.append(shown)
         return real(path, shown, *args, **kwargs)
 
-    monkeypatch.setattr("mlperf_audit.engine.parse_log", counting)
+    monkeypatch.setattr("mlperf_audit.engine.loading.parse_log", counting)
     package = fixtures / "clean"
     extra = ["-o", str(tmp_path / "report.html")] if command == "report" else ["--fail-on", "never"]
     result = cli(command, str(package), "--jobs", "1", "--no-cache", *extra)
@@ -230,7 +230,7 @@ def test_audit_and_report_parse_each_log_once(command, fixtures, cli, monkeypatc
 
 
 def test_review_returns_the_same_findings_and_scores_as_check_and_score_apart(fixtures):
-    from mlperf_audit.api import score
+    from mlperf_audit.engine.api import score
 
     package = fixtures / "clean"
     together = review(package, Config(), PluginHost(), score=True)

@@ -89,7 +89,7 @@ def test_not_an_archive(cli, tmp_path):
 
 def test_oversized_member_is_a_finding_and_is_never_read(cli, fixtures, tmp_path, monkeypatch):
     import mlperf_audit.archives as archives
-    import mlperf_audit.parser as parser
+    import mlperf_audit.reading.parser as parser
 
     monkeypatch.setattr(parser, "MAX_FILE_BYTES", 1_000)
     reads: list[str] = []

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from mlperf_audit import hardware
+from mlperf_audit.reference import hardware
 
 CLAIMS = Path(__file__).parent / "data" / "claims-v4.1-sample.yaml"
 SCHEMA = json.loads(resources.files("mlperf_audit").joinpath("schemas/report-v1.schema.json").read_text())
@@ -129,8 +129,8 @@ def test_bert_above_the_ceiling_is_information_only(sample, tmp_path, host):
     is above the ceiling, which says nothing (information), whereas gpt3 stays a warning."""
     import shutil
 
-    from mlperf_audit.api import check
     from mlperf_audit.config import Config
+    from mlperf_audit.engine.api import check
 
     target = tmp_path / "NVIDIA"
     shutil.copytree(sample / "NVIDIA" / "systems", target / "systems")

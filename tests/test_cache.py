@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import keep_parses, typed
-from mlperf_audit import rulesets
-from mlperf_audit.cache import ParseCache
-from mlperf_audit.parser import parse_log
+from mlperf_audit.reading.cache import ParseCache
+from mlperf_audit.reading.parser import parse_log
+from mlperf_audit.reference import rulesets
 from mlperf_audit_rules.support import convergence
 from test_hostile import LINE
 
@@ -172,7 +172,7 @@ def test_check_and_score_fill_and_reuse_the_cache(cli, tmp_path, fixtures):
 def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(cli, tmp_path, fixtures, monkeypatch):
     """A cold check is never slower than --no-cache: the first check of a PATH writes only its
     outcome; the same check of the unchanged tree is answered from it, reading no log."""
-    from mlperf_audit import engine
+    from mlperf_audit.engine import loading
 
     package = tmp_path / "package"
     shutil.copytree(fixtures / "clean", package)
@@ -182,8 +182,8 @@ def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(
     assert first == plain
     assert not list((cache / "parse-v1").rglob("*-*")) and list((cache / "check-v1").rglob("*"))
     parsed: list[str] = []
-    real = engine.parse_log
-    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    real = loading.parse_log
+    monkeypatch.setattr(loading, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
     assert cli("check", str(package), "--format", "json", "--score", "--cache-dir", str(cache), "-j", "1").out == plain
     assert parsed == []
     # any edit is a new tree, even one that restores the size and the modification time
@@ -204,7 +204,7 @@ def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(
     # another configuration or another rule pack is another check: every log read, from the parse cache
     cli("check", str(package), "--format", "json", "--ignore", "LOG", "--cache-dir", str(cache), "-j", "1")
     assert set(parsed) == {str(p.relative_to(package)) for p in package.rglob("result_*.txt")}
-    monkeypatch.setattr("mlperf_audit.checkcache._code_digest", lambda tops: "another version of the rules")
+    monkeypatch.setattr("mlperf_audit.engine.checkcache._code_digest", lambda tops: "another version of the rules")
     parsed.clear()
     cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")
     assert parsed
@@ -213,15 +213,15 @@ def test_a_first_look_keeps_no_parse_and_an_unchanged_tree_is_not_checked_again(
 def test_score_after_a_check_of_the_same_tree_reads_no_log(cli, tmp_path, fixtures, monkeypatch):
     """`check` then `score` parse once: a kept check holds every folder's score, computed in the same
     pass; another configuration, or an edited tree, is scored anew."""
-    from mlperf_audit import engine
+    from mlperf_audit.engine import loading
 
     package = tmp_path / "package"
     shutil.copytree(fixtures / "clean", package)
     cache = tmp_path / "cache"
     plain = cli("score", str(package), "--format", "json", "--no-cache").out
     parsed: list[str] = []
-    real = engine.parse_log
-    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    real = loading.parse_log
+    monkeypatch.setattr(loading, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
     cli("check", str(package), "--format", "json", "--cache-dir", str(cache), "-j", "1")
     logs = {str(p.relative_to(package)) for p in package.rglob("result_*.txt")}
     assert set(parsed) == logs

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit import api
 from mlperf_audit.config import Config
+from mlperf_audit.engine import api
 
 SSD_LOG = Path("Fixture") / "results" / "fx_8xh100" / "ssd" / "result_0.txt"
 
@@ -84,7 +84,7 @@ def test_a_subset_of_submitters_given_as_an_iterator_is_keyed_by_its_names(tmp_p
 
 
 def test_a_failed_read_is_not_kept(cli, tmp_path, package, monkeypatch):
-    from mlperf_audit import parser
+    from mlperf_audit.reading import parser
 
     cache = tmp_path / "cache"
     real = parser.open_binary
@@ -131,10 +131,10 @@ def test_a_scorer_that_fails_where_scores_are_only_kept_leaves_the_check_alone(t
     finding and no exit code (the outcome is just not kept), and nothing a scorer publishes reaches
     the check's rules. Asked for (`check --score`), a scorer's failure is the command's, as before."""
     from mlperf_audit import Channel, Rule, Severity, hookimpl
-    from mlperf_audit.checkcache import CheckCache
-    from mlperf_audit.discovery import discover
-    from mlperf_audit.engine import run_checks
-    from mlperf_audit.plugins import PluginHost
+    from mlperf_audit.engine.checkcache import CheckCache
+    from mlperf_audit.engine.checks import run_checks
+    from mlperf_audit.engine.plugins import PluginHost
+    from mlperf_audit.reading.discovery import discover
 
     scored: Channel[int] = Channel("test.scored")
     seen: list[list[int]] = []
@@ -195,7 +195,7 @@ def test_the_code_is_keyed_by_every_write_to_its_files(tmp_path, monkeypatch):
     import os
     import time
 
-    from mlperf_audit.checkcache import _code_digest
+    from mlperf_audit.engine.checkcache import _code_digest
 
     package = tmp_path / "site" / "keyed_rules_pack"
     package.mkdir(parents=True)

@@ -155,7 +155,7 @@ DOC = Path(__file__).resolve().parent.parent / "docs" / "claims.md"
 
 
 def test_the_format_documents_every_key():
-    from mlperf_audit.claims import EXPECTED, Claim, ClaimsFile, Party
+    from mlperf_audit.review.claims import EXPECTED, Claim, ClaimsFile, Party
 
     table = DOC.read_text(encoding="utf-8").split("## Format", 1)[1].split("## Validation", 1)[0]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M))

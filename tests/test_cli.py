@@ -265,14 +265,14 @@ def test_one_run_that_did_not_converge_is_information(cli, fixtures):
 
 def test_check_score_gives_findings_and_scores_from_one_parse(cli, fixtures, tmp_path, monkeypatch):
     """`check --score`: the findings of `check` and the scores of `score`, reading each log once."""
-    from mlperf_audit import engine
+    from mlperf_audit.engine import loading
 
     target = str(fixtures / "clean")
     plain = json.loads(cli("check", target, "--format", "json", "--no-cache", "-j", "1").out)
     scored = json.loads(cli("score", target, "--format", "json", "--no-cache", "-j", "1").out)
     parsed: list[str] = []
-    real = engine.parse_log
-    monkeypatch.setattr(engine, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
+    real = loading.parse_log
+    monkeypatch.setattr(loading, "parse_log", lambda path, shown, **kw: parsed.append(shown) or real(path, shown, **kw))
     both = json.loads(cli("check", target, "--format", "json", "--score", "--no-cache", "-j", "1").out)
     assert sorted(parsed) == sorted(set(parsed)) and len(parsed) == plain["target"]["result_files"]
     assert {k: v for k, v in both.items() if k != "scores"} == plain
@@ -326,7 +326,7 @@ def test_starting_imports_no_numerics_and_no_schema_validator():
     script = (
         "import sys\n"
         "from mlperf_audit.cli import build_parser\n"
-        "from mlperf_audit.plugins import PluginHost\n"
+        "from mlperf_audit.engine.plugins import PluginHost\n"
         "build_parser(PluginHost())\n"
         "print(sorted(m for m in ('numpy', 'scipy.special', 'scipy.stats._stats_py', 'jsonschema') if m in sys.modules))\n"
     )

@@ -67,7 +67,7 @@ def test_a_choice_names_the_closest(cli, fixtures):
 
 def test_a_plugins_command_guides_the_same_way(capsys):
     from mlperf_audit import Command, hookimpl
-    from mlperf_audit.plugins import PluginHost
+    from mlperf_audit.engine.plugins import PluginHost
 
     class Stats(Command):
         name = "stats"
@@ -317,7 +317,7 @@ def test_archives_are_still_checked(cli, fixtures, tmp_path):
 
 
 def test_the_api_names_the_submission_to_check_for_its_results_folder(fixtures):
-    from mlperf_audit import api
+    from mlperf_audit.engine import api
     from mlperf_audit.errors import TargetError
 
     with pytest.raises(TargetError, match="the results/ folder of a submission, not one by itself; check the "):

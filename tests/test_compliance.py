@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from mlperf_audit import LogEvent, Run
-from mlperf_audit.parser import parse_log
+from mlperf_audit.reading.parser import parse_log
 from mlperf_audit_rules.support import compliance_data, official_compliance
 from mlperf_audit_rules.support.official_compliance import Family
 

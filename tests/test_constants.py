@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, published_rounds
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
 from mlperf_audit_rules.support.constants import dataset_constants
 
 

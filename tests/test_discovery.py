@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.discovery import discover
 from mlperf_audit.errors import TargetError
 from mlperf_audit.model import TargetKind
+from mlperf_audit.reading.discovery import discover
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -146,7 +146,7 @@ def test_never_writes_into_path(cli, fixtures):
 
 
 def test_file_over_the_repository_limit(cli, package, monkeypatch):
-    import mlperf_audit.discovery as discovery
+    import mlperf_audit.reading.discovery as discovery
 
     monkeypatch.setattr(discovery, "MAX_REPO_FILE_BYTES", 1_000)
     findings = json.loads(cli("check", str(package), "--format", "json", "--select", "PKG016").out)["findings"]

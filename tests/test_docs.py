@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import published_rounds
-from mlperf_audit import hookspecs
+from mlperf_audit.engine import hookspecs
 
 REPO = Path(__file__).resolve().parent.parent
 SECTIONS = ("What it checks:", "Why it matters:", "Example:", "How to fix:")

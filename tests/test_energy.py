@@ -30,9 +30,9 @@ import pytest
 
 from conftest import official_output
 from mlperf_audit import listing_order
-from mlperf_audit.api import score
 from mlperf_audit.config import Config
-from mlperf_audit.parser import parse_log
+from mlperf_audit.engine.api import score
+from mlperf_audit.reading.parser import parse_log
 from mlperf_audit_rules.support.work import time_to_train_ms
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v5.0-power-sample"
@@ -297,7 +297,8 @@ def test_a_power_record_nested_as_deep_as_json_loads_reaches_is_its_to_read(tmp_
     """How deep `json.loads` can nest depends on the interpreter's stack, and msgspec goes a few
     levels further: a record nesting deeper than 64 levels is json.loads's to read (or refuse:
     EnergyError), exactly as the official reader does; msgspec never sees it."""
-    from mlperf_audit import PowerLogError, power_log, read_power_log
+    from mlperf_audit import PowerLogError, read_power_log
+    from mlperf_audit.reading import power_log
 
     decoded: list[str] = []
     compiled = power_log._decode_json

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import published_rounds
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
 from mlperf_audit_rules.support import envelope
 
 pytestmark = pytest.mark.sample

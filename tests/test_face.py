@@ -23,7 +23,7 @@ import jsonschema
 import pytest
 
 from conftest import SAMPLE, published_rounds, shared_data
-from mlperf_audit import causes
+from mlperf_audit.engine import causes
 from mlperf_audit.model import Finding, Severity
 from mlperf_audit.rule import Rule
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit import rulesets
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
+from mlperf_audit.reference import rulesets
 
 REPO = Path(__file__).resolve().parent.parent
 BENCHMARKS = ["bert", "dlrm_dcnv2", "gnn", "gpt3", "llama2_70b_lora", "ssd", "stable_diffusion"]

@@ -63,8 +63,8 @@ def test_junit_has_a_case_per_run_and_fails_the_broken_folder(cli, fixtures):
 def test_github_commands_are_escaped(cli, fixtures, monkeypatch):
     import dataclasses
 
-    from mlperf_audit.api import check
     from mlperf_audit.config import Config
+    from mlperf_audit.engine.api import check
 
     report = check(fixtures / "broken" / "malformed-json", Config(select=("LOG005",)))
     finding = dataclasses.replace(report.findings[0], message="50% done,\nnext: line", path="a,b:c/result_0.txt")
@@ -108,9 +108,9 @@ def test_a_plugin_format_renders_any_kind_and_its_command_offers_it(fixtures, ca
     --format` (and of no other command), fed the same document the built-in ones are."""
     from mlperf_audit import hookimpl
     from mlperf_audit.cli import build_parser
+    from mlperf_audit.engine.plugins import PluginHost
     from mlperf_audit.formats import Format, formats_of
     from mlperf_audit.formats.documents import SCORES, ScoresDocument
-    from mlperf_audit.plugins import PluginHost
 
     def minutes(document: ScoresDocument) -> str:
         return "".join(f"{s.benchmark} {s.score_minutes:.3f}\n" for s in document.results)

@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.plugins import PluginHost
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -156,7 +156,7 @@ def test_plugin_api_hook_reference_is_current():
 def test_every_hookspec_documents_each_parameter_and_the_release_that_brought_it():
     import inspect
 
-    from mlperf_audit import hookspecs
+    from mlperf_audit.engine import hookspecs
 
     hooks = {name: f for name, f in vars(hookspecs).items() if hasattr(f, "mlperf_audit_spec")}
     assert len(hooks) >= 14

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import published_rounds
-from mlperf_audit import hardware
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
+from mlperf_audit.reference import hardware
 
 ROUNDS = published_rounds()
 V51 = ROUNDS.get("5.1")

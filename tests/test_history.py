@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from conftest import FIXTURES
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
 from mlperf_audit_rules.support.history import later_check, later_checks
 
 CLEAN = FIXTURES / "clean"
@@ -93,7 +93,7 @@ def test_status_rule_of_the_round(tmp_path, host, value, ruleset, severity):
 
 
 def _run(tmp_path, keys):
-    from mlperf_audit.parser import parse_log
+    from mlperf_audit.reading.parser import parse_log
 
     log = tmp_path / "result_0.txt"
     log.write_text(

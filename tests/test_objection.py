@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.discovery import discover
-from mlperf_audit.evidence import MAX_QUOTE, quotes
+from mlperf_audit.engine.api import check
 from mlperf_audit.formats.objection import render_objection
+from mlperf_audit.reading.discovery import discover
+from mlperf_audit.reading.evidence import MAX_QUOTE, quotes
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "packages"
 TIME_BACKWARDS = FIXTURES / "forged" / "time-backwards"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, POWER_SAMPLE, SAMPLE
-from mlperf_audit.api import check, score
 from mlperf_audit.config import Config
-from mlperf_audit.discovery import discover
+from mlperf_audit.engine.api import check, score
+from mlperf_audit.reading.discovery import discover
 
 
 def _packages() -> list[Path]:

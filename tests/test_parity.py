@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "parity-v4.1-sample.json").read_text())
 

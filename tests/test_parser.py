@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit import Problem
-from mlperf_audit.parser import MAX_ISSUES_PER_CODE, parse_log
+from mlperf_audit.reading.parser import MAX_ISSUES_PER_CODE, parse_log
 
 RECORD = {
     "namespace": "",
@@ -212,7 +212,7 @@ def test_unreadable_file_is_simulated(tmp_path, monkeypatch):
 
 
 def test_file_too_large(tmp_path, monkeypatch):
-    import mlperf_audit.parser as parser
+    import mlperf_audit.reading.parser as parser
 
     monkeypatch.setattr(parser, "MAX_FILE_BYTES", 100)
     run = parse_text(tmp_path, (line() + "\n") * 3)

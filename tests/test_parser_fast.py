@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import typed
-from mlperf_audit import parser
-from mlperf_audit.parser import LAUNCH_TOKEN, TOKEN
+from mlperf_audit.reading import parser
+from mlperf_audit.reading.parser import LAUNCH_TOKEN, TOKEN
 
 SAMPLES = Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -237,7 +237,7 @@ def test_a_file_dense_with_tokens_is_read_a_line_at_a_time(tmp_path):
     case). It takes the line-by-line path instead, with the same findings."""
     import tracemalloc
 
-    from mlperf_audit.parser import parse_log
+    from mlperf_audit.reading.parser import parse_log
 
     line = b"noise " + b":::MLLOG xy " * 2000 + b'"tail"\n'
     record = b':::MLLOG {"namespace": "", "time_ms": 1, "event_type": "POINT_IN_TIME", "key": "k", "value": 1, '

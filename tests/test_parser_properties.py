@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mlperf_audit.parser import TOKEN, parse_log
+from mlperf_audit.reading.parser import TOKEN, parse_log
 
 json_scalars = (
     st.none()
@@ -131,9 +131,9 @@ EXPLORE = int(os.environ.get("MLPERF_AUDIT_EXPLORE", "0"))
     st.lists(mutation, max_size=3),
 )
 def test_rules_never_crash_on_mutated_logs(benchmark, first, second):
-    from mlperf_audit.api import check, score
     from mlperf_audit.config import Config
-    from mlperf_audit.plugins import PluginHost
+    from mlperf_audit.engine.api import check, score
+    from mlperf_audit.engine.plugins import PluginHost
 
     global _HOST
     _HOST = _HOST or PluginHost()

@@ -8,7 +8,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
-from mlperf_audit import rulesets
+from mlperf_audit.reference import rulesets
 from mlperf_audit_rules.support import compliance_data, official_compliance
 
 REPO = Path(__file__).resolve().parent.parent

@@ -15,10 +15,10 @@ from typing import Iterable
 import pytest
 
 from mlperf_audit import CheckContext, Finding, Rule, Run, Setting, Severity, hookimpl
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
 from mlperf_audit.errors import PluginError
-from mlperf_audit.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
 
 
 class _Rule(Rule):
@@ -309,7 +309,7 @@ def test_a_plugin_can_register_a_format(cli, fixtures):
 
 
 def test_a_plugin_can_answer_mlperf_audit_score_benchmark_first(fixtures):
-    from mlperf_audit.api import score
+    from mlperf_audit.engine.api import score
     from mlperf_audit.scores import BenchmarkScore
 
     class FlatScore:

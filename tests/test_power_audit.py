@@ -17,10 +17,10 @@ import pytest
 
 from conftest import published_rounds
 from mlperf_audit import power_logs
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.discovery import discover
-from mlperf_audit.engine import load_benchmark
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.loading import load_benchmark
+from mlperf_audit.reading.discovery import discover
 
 SYSTEM = "SR780aV3-8xB200_SXM_180GB"
 POWER_CODES = ("PWR005", "PWR006", "PWR007", "PWR008", "PWR009", "PWR010", "PWR011", "PWR012")

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import published_rounds
-from mlperf_audit import hardware
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
+from mlperf_audit.reference import hardware
 from mlperf_audit_rules.support import precision
 
 
@@ -59,7 +59,7 @@ def _v51_with_code() -> Path | None:
 def test_nvidia_v51_gb300_llama31_405b_is_held_to_the_fp4_peak_its_config_switches_on(tmp_path):
     """NVIDIA's v5.1 NVFP4 recipe (config_common_fp4.sh sets FP4=True) on GB300: the utilisation is
     of the FP4 peak, and the report says so; llama2_70b_lora's configuration switches FP8 on."""
-    from mlperf_audit.api import score
+    from mlperf_audit.engine.api import score
 
     system = "theia_ngpu512_ngc25.09_nemo"
     root = tmp_path / "round" / "NVIDIA"

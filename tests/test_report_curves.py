@@ -28,7 +28,7 @@ import pytest
 from mlperf_audit import reference, rulesets
 from mlperf_audit.commands.report import curves
 from mlperf_audit.model import BenchmarkFolder, BenchmarkResult
-from mlperf_audit.parser import parse_log
+from mlperf_audit.reading.parser import parse_log
 
 ROUND = "training-5.1.0"
 #: Three evaluations per benchmark, as a real log of it writes them: (metadata, value). The figures

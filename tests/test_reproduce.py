@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit import BenchmarkResult, CheckContext, Quoted, Recipe, hookimpl
-from mlperf_audit.api import reproduce
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import reproduce
+from mlperf_audit.engine.plugins import PluginHost
 
 LLAMA = "NVIDIA/results/h200_ngc24.09_nemo/llama2_70b_lora"
 LLAMA_CONFIG = "benchmarks/llama2_70b_lora/implementations/h200_ngc24.09_nemo/config_DGXH200_1x8x2xtp1pp1cp2.sh"

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import published_rounds
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
 from mlperf_audit_rules.support import sources
 from test_cli import validate_report
 from test_formats import sarif_schema
@@ -134,7 +134,7 @@ def test_hostile_implementation_files_never_crash(package, host, name, content):
 
 
 def test_a_huge_implementation_is_listed_up_to_the_cap(package, host, monkeypatch):
-    from mlperf_audit import discovery
+    from mlperf_audit.reading import discovery
 
     monkeypatch.setattr(discovery, "MAX_IMPLEMENTATION_FILES", 50)
     for index in range(80):

@@ -23,9 +23,9 @@ import pytest
 
 from conftest import REPO, published_rounds
 from mlperf_audit import Severity
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
 from mlperf_audit_rules.support import published_runs
 
 _spec = importlib.util.spec_from_file_location("published_runs_bench", REPO / "bench" / "published_runs.py")
@@ -101,7 +101,7 @@ def test_the_index_file_is_compact_and_reads_once():
 
 
 def test_the_fingerprint_ignores_what_a_copier_edits_and_nothing_else(tmp_path, host):
-    from mlperf_audit.parser import parse_log
+    from mlperf_audit.reading.parser import parse_log
 
     original = (CLEAN / "Fixture" / "results" / "fx_8xh100" / "bert" / "result_0.txt").read_text()
     edited = re.sub(r'"key": "seed", "value": \d+', '"key": "seed", "value": 4242', original)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, published_rounds
-from mlperf_audit import rulesets
-from mlperf_audit.api import check, resolve_ruleset
 from mlperf_audit.config import Config
-from mlperf_audit.discovery import discover
+from mlperf_audit.engine.api import check, resolve_ruleset
+from mlperf_audit.reading.discovery import discover
+from mlperf_audit.reference import rulesets
 from mlperf_audit_rules.support import official_compliance
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import official_output
-from mlperf_audit import rulesets
-from mlperf_audit.api import score
 from mlperf_audit.config import Config
+from mlperf_audit.engine.api import score
+from mlperf_audit.reference import rulesets
 from mlperf_audit_rules.support.work import time_to_train
 
 OFFICIAL = Path(__file__).parent / "data" / "official-summarizer-v4.1-sample"
@@ -65,7 +65,7 @@ def test_one_failed_real_run_counts_as_the_slowest(sample, host):
 
 
 def run_times(folder: Path) -> list[float]:
-    from mlperf_audit.parser import parse_log
+    from mlperf_audit.reading.parser import parse_log
 
     return [time_to_train(parse_log(p, p.name)) for p in sorted(folder.glob("result_*.txt"))]
 

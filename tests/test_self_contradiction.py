@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
 
 pytestmark = pytest.mark.sample
 

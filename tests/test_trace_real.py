@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, published_rounds
-from mlperf_audit.api import check
 from mlperf_audit.config import Config
-from mlperf_audit.plugins import PluginHost
+from mlperf_audit.engine.api import check
+from mlperf_audit.engine.plugins import PluginHost
 
 _spec = importlib.util.spec_from_file_location("trace_accuracy", REPO / "bench" / "trace_accuracy.py")
 assert _spec is not None and _spec.loader is not None

@@ -22,7 +22,7 @@ packs included (an import contract in `pyproject.toml` holds them to it). See do
   the argparse parent parser of the options of a command that reads a PATH as `check` does.
 """
 
-from . import hardware, limits, reference, rulesets, suggest
+from . import limits, reference, suggest
 from ._version import __version__
 from .archives import ArchiveMember
 from .command import Command, reading_options
@@ -50,7 +50,7 @@ from .model import (
     natural_key,
     open_binary,
 )
-from .power_log import (
+from .reading.power_log import (
     PowerLog,
     PowerLogError,
     PowerRecord,
@@ -61,6 +61,7 @@ from .power_log import (
     read_power_log,
 )
 from .recipes import Quoted, Recipe
+from .reference import hardware, rulesets
 from .report import Report
 from .rule import (
     ENGINE,

@@ -33,9 +33,9 @@ from .commands import (
     rules,
     score,
 )
+from .engine.plugins import PluginHost
 from .errors import AuditError, PluginError
 from .formats import builtin_formats
-from .plugins import PluginHost
 from .safety import no_workflow_commands, visible
 from .suggest import did_you_mean
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from .config import KNOWN_RULESETS
 
 if TYPE_CHECKING:
-    from .plugins import PluginHost
+    from .engine.plugins import PluginHost
 
 
 class Command:

@@ -14,7 +14,7 @@ checks stricter (``select`` may add rules, never remove them; ``fail-on`` may on
 the report names every key it dropped. ``--trust-tree-config`` obeys it whole. ``cache-dir`` is
 never taken from tree configuration, trusted or not: where the tool keeps its cache is the
 user's, and a cache folder is used only if the user owns it and nobody else can write to it
-(`mlperf_audit.cache.secure_directory`).
+(`mlperf_audit.reading.cache.secure_directory`).
 """
 
 from __future__ import annotations
@@ -27,10 +27,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterable
 
-from . import archives, cache, rulesets, suggest
-from .cache import default_directory
+from . import archives, suggest
 from .errors import ConfigError
 from .model import Severity
+from .reading import cache
+from .reading.cache import default_directory
+from .reference import rulesets
 from .suggest import did_you_mean
 
 DEFAULT_RULESET = rulesets.DEFAULT
@@ -54,7 +56,7 @@ class Config:
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
     baseline: str | None = None  # a baseline file: only new findings are reported
-    cache_dir: str | None = None  # where parsed files are cached (mlperf_audit.cache); None: no cache
+    cache_dir: str | None = None  # where parsed files are cached (mlperf_audit.reading.cache); None: no cache
     sources: tuple[str, ...] = ()  # configuration files obeyed
     notes: tuple[str, ...] = field(default=())  # what was read but not obeyed, and why
     #: The `plugins` table as written ((plugin, ((setting, value), ...)), ...), checked against what each

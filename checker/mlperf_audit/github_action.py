@@ -43,9 +43,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn, cast
 
 from . import suggest
-from .api import check
 from .config import FAIL_ON_CHOICES, KNOWN_RULESETS, load_config
-from .discovery import hidden_submission, holds_submission
+from .engine.api import check
+from .engine.plugins import PluginHost
 from .errors import AuditError
 from .formats.ci import (
     STEP_SUMMARY_LIMIT,
@@ -57,7 +57,7 @@ from .formats.ci import (
     workflow_data,
     workflow_property,
 )
-from .plugins import PluginHost
+from .reading.discovery import hidden_submission, holds_submission
 from .report import Report
 from .safety import visible
 

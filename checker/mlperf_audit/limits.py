@@ -9,6 +9,6 @@ they are reading machinery, not part of the model the rules reason about.
 from __future__ import annotations
 
 from .model import read_at_most
-from .parser import MAX_FILE_BYTES, MAX_LINE_BYTES
+from .reading.parser import MAX_FILE_BYTES, MAX_LINE_BYTES
 
 __all__ = ["MAX_FILE_BYTES", "MAX_LINE_BYTES", "read_at_most"]

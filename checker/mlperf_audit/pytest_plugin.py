@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from .plugins import PluginHost
+from .engine.plugins import PluginHost
 from .rule import CODE_PATTERN
 from .testing import RuleCase, assert_case, load_cases
 

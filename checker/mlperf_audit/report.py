@@ -12,8 +12,8 @@ from typing import Any
 
 from ._version import __version__
 from .config import Config
-from .evidence import Quote
 from .model import Finding, Severity, Tree
+from .reading.evidence import Quote
 from .rule import ENGINE, Rule
 from .safety import visible, visible_data
 from .scores import BenchmarkScore

@@ -47,11 +47,11 @@ from typing import Any
 
 import yaml
 
-from . import yaml_input
-from .api import check
 from .config import Config, plugin_tables
+from .engine.api import check
+from .engine.plugins import PluginHost
 from .model import Finding
-from .plugins import PluginHost
+from .reading import yaml_input
 
 START_TIME_MS = 1_727_000_000_000
 STEP_MS = 1_000

@@ -19,7 +19,8 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from mlperf_audit import archives, discovery
+from mlperf_audit import archives
+from mlperf_audit.reading import discovery
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "broken" / "missing-run-stop" / "Fixture"
 LOG = "Fixture/results/fx_8xh100/ssd/result_0.txt"

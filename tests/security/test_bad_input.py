@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from mlperf_audit.cli import main
-from mlperf_audit.parser import MAX_JSON_DEPTH
+from mlperf_audit.reading.parser import MAX_JSON_DEPTH
 
 CLEAN = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
 BROKEN = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "broken" / "run-aborted"

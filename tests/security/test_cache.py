@@ -22,9 +22,9 @@ import pytest
 
 from conftest import keep_parses
 from mlperf_audit import Problem
-from mlperf_audit import cache as cache_module
-from mlperf_audit.cache import ParseCache, Parsed
-from mlperf_audit.parser import parse_log
+from mlperf_audit.reading import cache as cache_module
+from mlperf_audit.reading.cache import ParseCache, Parsed
+from mlperf_audit.reading.parser import parse_log
 
 SSD = Path("Fixture/results/fx_8xh100/ssd")
 LORA = "Fixture/results/fx_8xh100/llama2_70b_lora"
@@ -98,7 +98,7 @@ def _old_rcp_entries(cache_dir: Path) -> list[Path]:
     import numpy as np
     from mlperf_logging.rcp_checker import rcp_checker
 
-    from mlperf_audit import rulesets
+    from mlperf_audit.reference import rulesets
 
     names = []
     for name in rulesets.SUPPORTED:
@@ -474,9 +474,9 @@ def test_rcp_rules_survive_values_that_are_not_numbers(cli, monkeypatch, fixture
     """A parse (from a log, or an entry written by anyone who can write the cache) may hold any JSON
     value, nested up to the interpreter's limit: RCP001-RCP003 report the runs, they do not crash,
     and a point that is not a number is unreadable (RCP010), not infinity or 1."""
-    from mlperf_audit import engine
+    from mlperf_audit.engine import loading
 
-    real_parse = engine.parse_log
+    real_parse = loading.parse_log
 
     def hostile(*args: Any, **kwargs: Any) -> Any:
         run = real_parse(*args, **kwargs)
@@ -489,7 +489,7 @@ def test_rcp_rules_survive_values_that_are_not_numbers(cli, monkeypatch, fixture
             events.append(event)
         return dataclasses.replace(run, events=tuple(events))
 
-    monkeypatch.setattr(engine, "parse_log", hostile)
+    monkeypatch.setattr(loading, "parse_log", hostile)
     result = check(cli, fixtures / folder, "--select", "RCP", "--no-cache")
     rules = {f["rule"] for f in findings(result)}
     assert "CHK001" not in rules and rule in rules, rules
@@ -528,7 +528,7 @@ def test_a_description_rewritten_during_a_check_never_keeps_the_old_verdict(
     """The whole-check key was computed after discovery had read the system descriptions: a
     description rewritten in between was kept under the new state's key with the old verdict, and
     later checks answered "passed" where --no-cache fails (SYS002, a division removed)."""
-    from mlperf_audit import api
+    from mlperf_audit.engine import api
 
     package = tmp_path / "package"
     shutil.copytree(fixtures / "clean", package)

@@ -26,12 +26,14 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-from mlperf_audit import archives, checkcache, discovery
-from mlperf_audit import peers as peer_statistics
+from mlperf_audit import archives
 from mlperf_audit.cli import main
 from mlperf_audit.config import Config
+from mlperf_audit.engine import checkcache
 from mlperf_audit.errors import TargetError
 from mlperf_audit.model import Problem
+from mlperf_audit.reading import discovery
+from mlperf_audit.review import peers as peer_statistics
 from mlperf_audit.rule import CheckContext
 from mlperf_audit.scores import BenchmarkScore, RunScore
 from mlperf_audit_rules.support import sources

@@ -404,7 +404,7 @@ def test_a_rule_case_file_may_use_aliases_but_not_expand_without_bound(tmp_path)
 def test_the_claims_file_is_read_before_the_check(tmp_path, monkeypatch):
     """A bad claims file used to be read after the whole check (minutes on a whole round):
     it fails at once, and no check runs."""
-    from mlperf_audit import api
+    from mlperf_audit.engine import api
 
     def no_check(*args, **kwargs):
         raise AssertionError("the check ran before the claims file was read")

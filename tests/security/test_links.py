@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from mlperf_audit import Problem
-from mlperf_audit.discovery import discover
 from mlperf_audit.errors import TargetError
+from mlperf_audit.reading.discovery import discover
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "broken" / "run-aborted" / "Fixture"
 SSD = Path("results") / "fx_8xh100" / "ssd"

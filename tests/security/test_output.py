@@ -27,8 +27,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mlperf_audit.cli import build_parser, main
+from mlperf_audit.engine.plugins import PluginHost
 from mlperf_audit.formats import formats_of
-from mlperf_audit.plugins import PluginHost
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean"
 FORGED = "\n::error file=x::forged"
@@ -571,8 +571,8 @@ def _check_format(name: str, text: str, count: int) -> None:
 
 @pytest.fixture(scope="module")
 def base_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from mlperf_audit.api import check
     from mlperf_audit.config import Config
+    from mlperf_audit.engine.api import check
 
     return check(package(tmp_path_factory.mktemp("base")), Config(cache_dir=None))
 

@@ -26,10 +26,10 @@ from rich.progress import Progress as RichProgress
 from ..command import Command as Command
 from ..command import reading_options as reading_options
 from ..config import Config, load_config
-from ..discovery import submission_of_part
+from ..engine.plugins import PluginHost
 from ..errors import AuditError, TargetError
 from ..formats import Format, as_files, formats_of, lookup
-from ..plugins import PluginHost
+from ..reading.discovery import submission_of_part
 from ..safety import output_path, visible, write_text
 from ..terminal import Screen
 

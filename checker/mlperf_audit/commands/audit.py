@@ -15,8 +15,8 @@ included), then:
 - with `--claims FILE`, a verdict per claim: supported, overstated, understated or not checkable,
   with the recomputed numbers, whether the gain fits what the hardware supports, and caveats.
 
-The claims file's format and the verdicts: `mlperf_audit.claims` and docs/claims.md; the peer and
-baseline tables: `mlperf_audit.peers`.
+The claims file's format and the verdicts: `mlperf_audit.review.claims` and docs/claims.md; the peer and
+baseline tables: `mlperf_audit.review.peers`.
 
 Names, description fields and claims are shown `visible`, and no line of the text can start a CI
 workflow command. `-o FILE` must lie outside PATH and outside the baseline PATH.
@@ -29,12 +29,12 @@ import dataclasses
 import sys
 from typing import Any
 
-from .. import api
-from ..claims import claims_exit_code, judge_claim, load_claims
 from ..config import load_config
+from ..engine import api
+from ..engine.plugins import PluginHost
 from ..formats.documents import AUDIT, AuditDocument
-from ..peers import baseline_rows, peer_rows
-from ..plugins import PluginHost
+from ..review.claims import claims_exit_code, judge_claim, load_claims
+from ..review.peers import baseline_rows, peer_rows
 from ..scores import Comparison
 from ..terminal import Screen
 from . import Command, checked_target, must_exist, output_format, prepare, progress, reading_options, rendered, write

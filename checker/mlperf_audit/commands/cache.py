@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..cache import CHECK_FOLDER, OLD_RCP_FOLDER, SUBFOLDER, ParseCache, default_directory
-from ..plugins import PluginHost
+from ..engine.plugins import PluginHost
+from ..reading.cache import CHECK_FOLDER, OLD_RCP_FOLDER, SUBFOLDER, ParseCache, default_directory
 from ..safety import visible
 from . import EXIT_OK, Command, UsageError, write
 
@@ -27,7 +27,7 @@ class Cache(Command):
         parser.add_argument("--cache-dir", metavar="DIR", help="the cache directory (default: see `check --help`)")
 
     def run(self, args: argparse.Namespace, host: PluginHost) -> int:
-        # None of these follows a link or creates the folder (mlperf_audit.cache).
+        # None of these follows a link or creates the folder (mlperf_audit.reading.cache).
         cache = ParseCache(args.cache_dir or default_directory())
         shown = visible(str(cache.directory))
         problem = cache.problem()

@@ -7,11 +7,11 @@ import os
 import sys
 
 from .. import waivers
-from ..api import check
 from ..config import FAIL_ON_CHOICES
+from ..engine.api import check
+from ..engine.plugins import PluginHost
 from ..formats import TEXT, TextDisplay, formats_of, render_text
 from ..formats.documents import CHECK
-from ..plugins import PluginHost
 from ..safety import output_path
 from ..suggest import did_you_mean
 from ..terminal import Screen

@@ -1,15 +1,15 @@
 """`mlperf-audit compare A B`: the scores of two PATHs per benchmark: the basis of every "X% faster"
-claim. The comparison is `mlperf_audit.comparison`'s; the formats of kind `comparison` render it."""
+claim. The comparison is `mlperf_audit.review.comparison`'s; the formats of kind `comparison` render it."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from .. import api
-from ..comparison import compare
+from ..engine import api
+from ..engine.plugins import PluginHost
 from ..formats.documents import COMPARISON, ComparisonDocument
-from ..plugins import PluginHost
+from ..review.comparison import compare
 from ..safety import visible
 from ..terminal import Screen
 from . import (

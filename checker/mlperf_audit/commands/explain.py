@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..plugins import PluginHost
+from ..engine.plugins import PluginHost
 from ..suggest import did_you_mean_rule
 from . import EXIT_OK, Command, UsageError, write
 

@@ -6,7 +6,7 @@ import argparse
 
 from tabulate import tabulate
 
-from ..plugins import PluginHost
+from ..engine.plugins import PluginHost
 from . import EXIT_OK, Command, write
 
 

@@ -7,7 +7,7 @@ import json
 
 from tabulate import tabulate
 
-from ..plugins import PluginHost
+from ..engine.plugins import PluginHost
 from ..report import mlperf_logging_version
 from . import EXIT_OK, Command, write
 

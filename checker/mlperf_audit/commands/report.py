@@ -15,10 +15,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .. import api, reference
+from .. import reference
+from ..engine import api
+from ..engine.plugins import PluginHost
 from ..formats.documents import HTML_REPORT, FolderPlotData, HtmlReportDocument
 from ..model import BenchmarkResult
-from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, OutputError, visible, write_text
 from ..scores import BenchmarkScore
 from . import Command, output_format, prepare, progress, reading_options, rendered

@@ -18,12 +18,12 @@ import os
 import posixpath
 from pathlib import Path
 
-from .. import api
 from ..config import load_config
+from ..engine import api
+from ..engine.plugins import PluginHost
 from ..errors import AuditError, TargetError
 from ..formats import openable
 from ..formats.documents import RECIPE, RecipeDocument
-from ..plugins import PluginHost
 from ..safety import output_path, visible
 from . import EXIT_FINDINGS, EXIT_OK, Command, output_format, reading_options, rendered, write
 

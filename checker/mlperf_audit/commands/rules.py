@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from ..engine import check_selectors, matches
-from ..plugins import PluginHost
+from ..engine.plugins import PluginHost
+from ..engine.selection import check_selectors, matches
 from ..terminal import Screen, table
 from . import EXIT_OK, Command, write
 

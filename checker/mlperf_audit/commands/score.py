@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..api import scored
+from ..engine.api import scored
+from ..engine.plugins import PluginHost
 from ..formats import as_files, openable
 from ..formats.documents import SCORES, ScoresDocument
 from ..formats.score_tables import legend_text
-from ..plugins import PluginHost
 from ..safety import STANDARD_OUTPUT, no_workflow_commands, visible
 from ..terminal import Screen
 from . import EXIT_OK, Command, UsageError, output_format, prepare, progress, reading_options, write

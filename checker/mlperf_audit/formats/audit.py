@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..claims import ClaimVerdict
+from ..review.claims import ClaimVerdict
 from ..safety import json_document, no_workflow_commands, visible
 from ..scores import MEASURE_HEADERS, WORK_RATE_RATIO, measures_legend
 from ..terminal import Screen, table, wrapped

@@ -7,7 +7,7 @@ start a CI workflow command.
 from __future__ import annotations
 
 from .. import terminal
-from ..comparison import BenchmarkComparison
+from ..review.comparison import BenchmarkComparison
 from ..safety import json_document, no_workflow_commands, visible
 from ..scores import MEASURE_HEADERS, BenchmarkScore, measures_legend
 from ..terminal import Screen

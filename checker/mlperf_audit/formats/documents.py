@@ -15,9 +15,9 @@ from ..scores import BenchmarkScore
 from ..terminal import Screen
 
 if TYPE_CHECKING:  # the documents' types only: importing claims would load YAML into every check
-    from ..claims import ClaimVerdict
-    from ..comparison import BenchmarkComparison
     from ..recipes import Recipe
+    from ..review.claims import ClaimVerdict
+    from ..review.comparison import BenchmarkComparison
 
 #: `check`: the `Report` itself, which every format renders (`Format.render`).
 CHECK = "check"
@@ -64,7 +64,7 @@ class ComparisonDocument:
 @dataclass(frozen=True)
 class AuditDocument:
     """The check's report, each result against its peers, the best results against a baseline's,
-    and a verdict on each claim (`mlperf_audit.peers`, `mlperf_audit.claims`)."""
+    and a verdict on each claim (`mlperf_audit.review.peers`, `mlperf_audit.review.claims`)."""
 
     report: Report
     peers: list[dict[str, Any]]

@@ -12,7 +12,7 @@ import math
 import textwrap
 from typing import Any, Callable, Iterable
 
-from .. import rulesets
+from ..reference import rulesets
 from ..safety import json_document, no_workflow_commands, spreadsheet_text, visible
 from ..scores import DETAIL_METRICS, SCHEMA_VERSION, SPEC_COLUMNS, BenchmarkScore
 from ..terminal import Screen, table, wrapped

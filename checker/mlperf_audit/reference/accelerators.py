@@ -1,7 +1,7 @@
 """Per accelerator: family, maker, the names descriptions give it, its peaks, memory and power, each
 figure with its source (`data/accelerators.json`, decoded strictly: an unknown key is an error).
 
-Matching free text to an entry, utilisation and the speedup bounds are `mlperf_audit.hardware`'s;
+Matching free text to an entry, utilisation and the speedup bounds are `mlperf_audit.reference.hardware`'s;
 this module only holds and validates the data.
 """
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 from markupsafe import Markup
 
-from ... import hardware
+from ...reference import hardware
 from ...safety import html_text
 from ...scores import BenchmarkScore
 from ..documents import FolderPlotData, HtmlReportDocument, PlottedCurve

@@ -19,7 +19,7 @@ of everything the outcome depends on, so that nothing stale can be read:
   outcome is kept only when both agree, so a file rewritten while it was checked never files the
   verdict on its old bytes under the key of its new ones.
 
-Entries share the parse cache's safety (`mlperf_audit.cache`): plain msgpack decoded against a
+Entries share the parse cache's safety (`mlperf_audit.reading.cache`): plain msgpack decoded against a
 fixed schema (the report's own dataclasses and plain values; nothing can name a type or run code),
 read only as regular files through folders that are not links, bounded in size, written whole,
 and any entry that does not fit is a miss. A check that crashed a rule, or that could not read a
@@ -42,12 +42,13 @@ from typing import Any, Sequence
 
 import msgspec
 
-from .cache import CHECK_FOLDER, ParseCache
-from .config import Config
-from .engine import INTERNAL_RULE, CheckOutcome
-from .model import Finding
-from .report import PluginInfo
-from .scores import BenchmarkScore
+from ..config import Config
+from ..model import Finding
+from ..reading.cache import CHECK_FOLDER, ParseCache
+from ..report import PluginInfo
+from ..scores import BenchmarkScore
+from .checks import CheckOutcome
+from .crashes import INTERNAL_RULE
 
 #: An entry larger than this is neither written nor read (the v4.1 round's is under 1 MiB).
 ENTRY_LIMIT = 64 << 20

@@ -43,10 +43,10 @@ import re
 from functools import cache
 from typing import Any
 
-from .model import SystemDescription
-from .reference import benchmarks as _benchmarks
-from .reference.accelerators import PRECISIONS, Accelerator, Family, families, maker_of, normal_name, table, variants
-from .reference.benchmarks import Work
+from ..model import SystemDescription
+from . import benchmarks as _benchmarks
+from .accelerators import PRECISIONS, Accelerator, Family, families, maker_of, normal_name, table, variants
+from .benchmarks import Work
 
 __all__ = [
     "CAPACITY_TOLERANCE",

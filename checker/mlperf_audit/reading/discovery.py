@@ -24,9 +24,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator
 
-from .archives import Archive, is_archive
-from .errors import TargetError
-from .model import (
+from ..archives import Archive, is_archive
+from ..errors import TargetError
+from ..model import (
     PARAMS_FILE,
     BenchmarkFolder,
     CheckerParams,
@@ -41,8 +41,8 @@ from .model import (
     natural_key,
     open_binary,
 )
+from ..safety import visible
 from .parser import MAX_JSON_DEPTH, json_depth
-from .safety import visible
 
 #: How deep into an implementation folder discovery lists files (launch configurations sit at
 #: its top or in a `configs/` folder), and how many it lists at most (some hold whole frameworks).

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import hardware
-from .scores import BenchmarkScore, accelerator_minutes_ratio, best_of, work_rate_ratio
+from ..reference import hardware
+from ..scores import BenchmarkScore, accelerator_minutes_ratio, best_of, work_rate_ratio
 
 #: Above this share of peers' median work per accelerator, a result stands out.
 STANDS_OUT = 1.5

@@ -39,17 +39,19 @@ from typing import Annotated, Any, Iterable
 
 import msgspec
 
-from . import hardware, reference, rulesets, suggest, yaml_input
-from .errors import AuditError
-from .model import open_binary, read_at_most
-from .peers import hardware_bound
-from .scores import (
+from .. import reference, suggest
+from ..errors import AuditError
+from ..model import open_binary, read_at_most
+from ..reading import yaml_input
+from ..reference import hardware, rulesets
+from ..scores import (
     ACCELERATOR_MINUTES_RATIO,
     WORK_RATE_RATIO,
     BenchmarkScore,
     accelerator_minutes_ratio,
     work_rate_ratio,
 )
+from .peers import hardware_bound
 
 
 class ClaimsError(AuditError):

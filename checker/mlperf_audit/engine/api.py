@@ -8,27 +8,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from . import causes, evidence, rulesets
+from ..config import Config
+from ..errors import TargetError
+from ..model import Finding, Tree
+from ..reading import evidence
+from ..reading.discovery import discover
+from ..recipes import Recipe
+from ..reference import rulesets
+from ..report import Report, TargetSummary, mlperf_logging_version
+from ..safety import visible
+from ..scores import BenchmarkScore, Comparison
+from . import causes
 from .checkcache import CheckCache, check_keys, tree_state
-from .config import Config
-from .discovery import discover
-from .engine import (
-    CheckOutcome,
-    Collect,
-    check_comparison,
-    load_benchmark,
-    new_context,
-    run_checks,
-    run_scores,
-    select_rules,
-)
-from .errors import TargetError
-from .model import Finding, Tree
+from .checks import CheckOutcome, check_comparison, run_checks, run_scores
+from .context import new_context
+from .folders import Collect
+from .loading import load_benchmark
 from .plugins import PluginHost
-from .recipes import Recipe
-from .report import Report, TargetSummary, mlperf_logging_version
-from .safety import visible
-from .scores import BenchmarkScore, Comparison
+from .selection import select_rules
 
 
 def resolve_ruleset(tree: Tree, config: Config) -> Config:
@@ -187,7 +184,7 @@ def _checked(
     submitters: list[str] | None,
 ) -> CheckOutcome:
     """The outcome of checking `tree`: kept from the same check of the same tree, if the cache
-    holds it (`mlperf_audit.checkcache`), else checked (and kept)."""
+    holds it (`mlperf_audit.engine.checkcache`), else checked (and kept)."""
     # A check that is kept scores every folder too, from the same parse: `score` then answers from it.
     keep_scores = collect is None and config.cache_dir is not None
     outcome = _kept_or_done(

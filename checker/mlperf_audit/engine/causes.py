@@ -15,8 +15,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterable, Sequence
 
-from .model import Finding
-from .rule import Rule
+from ..model import Finding
+from ..rule import Rule
 
 
 def _place(finding: Finding) -> tuple[str | None, str | None, str | None]:

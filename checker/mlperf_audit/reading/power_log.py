@@ -21,10 +21,10 @@ from typing import Any
 
 import msgspec
 
-from .archives import ArchiveMember
-from .model import BenchmarkResult, open_binary, read_at_most
+from ..archives import ArchiveMember
+from ..model import BenchmarkResult, open_binary, read_at_most
+from ..safety import visible
 from .parser import MAX_FILE_BYTES
-from .safety import visible
 
 POWER_TOKEN = ":::MLLOG "
 #: `json.loads` at C speed: the same values wherever it accepts a text; it refuses, rather than

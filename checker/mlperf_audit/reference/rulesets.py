@@ -27,8 +27,8 @@ from typing import Any, Iterable, Iterator
 
 from mlperf_logging import benchmark_meta
 
-from . import reference
-from .safety import visible
+from .. import reference
+from ..safety import visible
 
 USAGE = "training"
 AUTO = "auto"
@@ -175,7 +175,7 @@ def window(ruleset: str) -> tuple[datetime.date | None, datetime.date]:
 def _head_records(source: Any) -> Iterator[dict[str, Any]]:
     """The MLLOG records of a result file's first bytes that decode to objects (bad input is the
     parser's finding, never an error here)."""
-    from .model import open_binary  # the model imports nothing from here; kept local to stay cycle-free
+    from ..model import open_binary  # the model imports nothing from here; kept local to stay cycle-free
 
     try:
         with open_binary(source) as stream:
@@ -287,7 +287,7 @@ def _fitting(benchmarks: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...
 def infer_tree(tree: Any) -> Inference:
     """`infer` on what discovery found (a `Tree`): its benchmark folder names and the first records of
     a spread of result files (an archive member the parser would refuse as too large is not read)."""
-    from .parser import MAX_FILE_BYTES  # noqa: PLC0415 - the parser imports the model, not this module
+    from ..reading.parser import MAX_FILE_BYTES  # noqa: PLC0415 - the parser imports the model, not this module
 
     folders = tree.benchmark_folders
     per_folder = max(1, DATED_FILES // max(1, len(folders)))

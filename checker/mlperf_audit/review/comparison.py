@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .scores import BenchmarkScore, accelerator_minutes_ratio, work_rate_ratio
+from ..scores import BenchmarkScore, accelerator_minutes_ratio, work_rate_ratio
 
 
 @dataclass(frozen=True)

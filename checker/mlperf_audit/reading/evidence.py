@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable
 
-from .archives import DECODE_ERRORS
-from .model import Finding, Severity, Tree, open_binary
+from ..archives import DECODE_ERRORS
+from ..model import Finding, Severity, Tree, open_binary
 from .parser import MAX_LINE_BYTES
 
 #: A quoted record longer than this is cut (with "…"): a log line can be a megabyte.

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterator, Literal, Ma
 
 import msgspec
 
+from ..model import Issue, Launch, LogEvent, Problem, Run, open_binary, read_at_most
+from ..safety import visible
 from .cache import ParseCache, Parsed
-from .model import Issue, Launch, LogEvent, Problem, Run, open_binary, read_at_most
-from .safety import visible
 
 if TYPE_CHECKING:
-    from .archives import ArchiveMember
+    from ..archives import ArchiveMember
 
 TOKEN = b":::MLLOG "
 #: NVIDIA-derived launchers print `:::DLPAL <container> <job> <nodes> <node list> <cluster> <DGXSYSTEM>`.

@@ -14,12 +14,12 @@ from typing import Any, Iterable, Iterator, Mapping
 
 import pluggy
 
+from ..config import Config, Setting, resolve_plugin_settings
+from ..errors import PluginError
+from ..report import PluginInfo
+from ..rule import Rule, RuleDefinitionError, validate_rule_class
 from . import hookspecs
-from .config import Config, Setting, resolve_plugin_settings
-from .engine import RuleRunner
-from .errors import PluginError
-from .report import PluginInfo
-from .rule import Rule, RuleDefinitionError, validate_rule_class
+from .runner import RuleRunner
 
 ENTRY_POINT_GROUP = "mlperf_audit"
 DISTRIBUTION = "mlperf-audit"
@@ -183,6 +183,6 @@ class PluginHost:
 
 
 def _version() -> str:
-    from ._version import __version__
+    from .._version import __version__
 
     return __version__

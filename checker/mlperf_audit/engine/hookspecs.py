@@ -38,13 +38,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .config import Config, Setting
-from .formats import Format
-from .markers import PROJECT, hookimpl, hookspec
-from .model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
-from .recipes import Recipe
-from .rule import CheckContext, Rule
-from .scores import BenchmarkScore, Comparison
+from ..config import Config, Setting
+from ..formats import Format
+from ..markers import PROJECT, hookimpl, hookspec
+from ..model import BenchmarkResult, Finding, Run, Submission, SystemDescription, Tree
+from ..recipes import Recipe
+from ..rule import CheckContext, Rule
+from ..scores import BenchmarkScore, Comparison
 
 if TYPE_CHECKING:
     import argparse

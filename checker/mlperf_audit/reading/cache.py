@@ -45,7 +45,7 @@ from typing import Any, Iterator
 
 import msgspec
 
-from .model import Issue, Launch, LogEvent, Problem
+from ..model import Issue, Launch, LogEvent, Problem
 
 SUBFOLDER = "parse-v1"
 #: Where whole checks are kept (`CheckCache`).
@@ -119,7 +119,7 @@ def _code_fingerprint() -> bytes:
         try:
             digest.update((here / name).read_bytes())
         except OSError:  # a zipped install: fall back on the version
-            from ._version import __version__
+            from .._version import __version__
 
             digest.update(__version__.encode())
     return digest.digest()
