@@ -3,7 +3,7 @@
 
 `tests/data/launch-configs-v4.1.yaml` lists real v4.1 result folders and the configuration each
 ran (or none in the package), labelled by reading the round, not by the tracer. This measures the
-tracer (`mlperf_audit_rules.support.sources.trace`) against it:
+tracer (`mlperf_audit_rules.support.tracing.trace`) against it:
 
 - recall: of the folders whose configuration is in the package, how many are traced to it with
   certainty (the goal: 95% or more), and how many only as likely; measured over every such folder
@@ -32,7 +32,7 @@ import yaml
 
 from mlperf_audit.engine.loading import load_benchmark
 from mlperf_audit.reading.discovery import discover
-from mlperf_audit_rules.support import sources
+from mlperf_audit_rules.support import tracing
 
 TRUTH = Path(__file__).resolve().parent.parent / "tests" / "data" / "launch-configs-v4.1.yaml"
 
@@ -86,7 +86,7 @@ def measure(round_dir: Path, truth: list[dict[str, Any]]) -> Accuracy:
             continue
         submission, folder = found
         result = load_benchmark(folder)
-        trace = sources.trace(folder, submission, result.runs)
+        trace = tracing.trace(folder, submission, result.runs)
         traced = trace.config.entry.path if trace.config is not None else None
         certainty = trace.certainty.value if trace.config is not None else "none"
         expected = entry.get("config")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from conftest import published_rounds
 from mlperf_audit.config import Config
 from mlperf_audit.engine.api import check
-from mlperf_audit_rules.support import sources
+from mlperf_audit_rules.support import code_text, dockerfile, shell
 from test_cli import validate_report
 from test_formats import sarif_schema
 
@@ -102,14 +102,14 @@ IMPLEMENTATION = "Fixture/benchmarks/ssd/implementations/pytorch"
 
 
 def test_unreadable_readme_is_a_finding(package, host, monkeypatch):
-    real = sources.open_binary
+    real = code_text.open_binary
 
     def refuse(source):
         if str(getattr(source, "name", source)).endswith("README.md"):
             raise PermissionError(13, "Permission denied")
         return real(source)
 
-    monkeypatch.setattr(sources, "open_binary", refuse)
+    monkeypatch.setattr(code_text, "open_binary", refuse)
     found = rep(check(package, Config(select=("REP005",)), host))
     assert [(f.path, f.message) for f in found] == [
         (f"{IMPLEMENTATION}/README.md", "the README is empty or cannot be read")
@@ -230,13 +230,13 @@ def test_configurations_and_dockerfiles_of_any_shape_never_raise(tmp_path_factor
 
     entries = tuple(FileEntry(f"impl/{p.name}", p, p.stat().st_size) for p in sorted(folder.iterdir()))
     implementation = Implementation("ssd", "impl", "impl", entries)
-    variables = sources.parse_shell(implementation, entries[1])
+    variables = shell.parse_shell(implementation, entries[1])
     assert all(isinstance(a.value, str) and a.line >= 1 for a in variables.values())
-    sources.LaunchConfig(entries[1], variables).global_batch()
-    for image in sources.base_images(text):
+    shell.LaunchConfig(entries[1], variables).global_batch()
+    for image in dockerfile.base_images(text):
         assert image.line >= 1
         if image.image is not None:
-            sources.unpinned(image.image)
+            dockerfile.unpinned(image.image)
 
 
 #: The 6.x disclosure NVIDIA's v4.1 llama2_70b_lora runs would have logged, from the configuration

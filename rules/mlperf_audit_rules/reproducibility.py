@@ -3,7 +3,7 @@
 MLPerf asks that every result can be reproduced from the submission: the code, a way to build
 its environment, the launch configuration for the system, and logs that record the
 hyperparameters and seeds. The official tools read the logs alone. These rules trace each result
-folder to its implementation (how: `mlperf_audit_rules.support.sources`) and compare what the code, the
+folder to its implementation (how: `mlperf_audit_rules.support.tracing`) and compare what the code, the
 system description and the logs say.
 
 A tree without `benchmarks/` (results only, like a results-only sample) gets one info finding per
@@ -40,21 +40,21 @@ from mlperf_audit import (
     reference,
 )
 
-from .support import disclosure, precision, sources
+from .support import code_text, disclosure, dockerfile, precision, shell, tracing
 from .support.convergence import convergences, evaluation_grid
 from .support.official_compliance import load_config
-from .support.sources import Trace
+from .support.tracing import Trace
 from .support.work import time_to_train
 
 
 def _trace_result(result: BenchmarkResult, context: CheckContext) -> Trace | None:
     """The result folder traced to its code and launch configuration (once, shared by the REP rules)."""
-    submission = sources.submission_of(result.folder, context)
+    submission = tracing.submission_of(result.folder, context)
     if submission is None or not submission.source_dirs:
         return None
 
     def traced() -> Trace:
-        return sources.trace(result.folder, submission, result.runs)
+        return tracing.trace(result.folder, submission, result.runs)
 
     return context.memo(result, "rep-trace", traced)
 
@@ -99,7 +99,7 @@ def _users(submission: Submission) -> dict[str, list[Trace]]:
     launched); computed once per submission and shared by the implementation rules."""
     users: dict[str, list[Trace]] = {}
     for folder in submission.benchmarks:
-        trace = sources.trace(folder, submission, configs=False)
+        trace = tracing.trace(folder, submission, configs=False)
         if trace.code is not None:  # a stub's README points to the code: the code is checked
             users.setdefault(trace.code.path, []).append(trace)
     return users
@@ -175,7 +175,7 @@ class ImplementationTraced(_TracedRule):
     """Which implementation and launch configuration a result folder was traced to, why, and how surely.
 
     What it checks: nothing; it reports the trace that the other REP rules rely on (`--ignore
-    REP003` hides it), as `mlperf_audit_rules.support.sources` documents it: the configuration the
+    REP003` hides it), as `mlperf_audit_rules.support.tracing` documents it: the configuration the
     logs name (`:::DLPAL ... <DGXSYSTEM>`), else the one named after the system, else the one for the
     system's scale and accelerator, with the logged values breaking ties; and its certainty:
     certain, likely or none. Only a certain trace makes REP010 and REP011 errors. The launch
@@ -302,7 +302,7 @@ def top_readmes(implementation: Implementation) -> list[Any]:
     return [
         entry
         for entry in implementation.files
-        if "/" not in implementation.relative(entry) and sources.README_NAMES.match(entry.path.rsplit("/", 1)[-1])
+        if "/" not in implementation.relative(entry) and tracing.README_NAMES.match(entry.path.rsplit("/", 1)[-1])
     ]
 
 
@@ -331,13 +331,13 @@ class ReadmeMissing(_ImplementationRule):
         readmes = top_readmes(implementation)
         # else the nearest below (Google's maxtext/cloud-tpu-v5p/README.md, Cisco's implementation/pytorch/)
         readmes = readmes or sorted(
-            (f for f in implementation.files if sources.README_NAMES.match(f.path.rsplit("/", 1)[-1])),
+            (f for f in implementation.files if tracing.README_NAMES.match(f.path.rsplit("/", 1)[-1])),
             key=lambda f: (implementation.relative(f).count("/"), f.path),
         )
         if not readmes:
             yield self.finding(f"{implementation.path} has no README in its top {LEVELS}", path=implementation.path)
             return
-        text = sources.read_text(readmes[0])
+        text = code_text.read_text(readmes[0])
         if text is None or not text.strip():
             yield self.finding("the README is empty or cannot be read", path=readmes[0].path)
         elif not _RUN_WORDS.search(text):
@@ -365,7 +365,7 @@ class EnvironmentMissing(_ImplementationRule):
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         names = [f.path.rsplit("/", 1)[-1] for f in implementation.files]
-        if not any(sources.DOCKERFILE_NAMES.match(n) or sources.ENVIRONMENT_NAMES.match(n) for n in names):
+        if not any(dockerfile.DOCKERFILE_NAMES.match(n) or dockerfile.ENVIRONMENT_NAMES.match(n) for n in names):
             yield self.finding(
                 f"{implementation.path} has no Dockerfile, Containerfile, requirements file or "
                 f"other environment definition in its top {LEVELS}",
@@ -381,7 +381,7 @@ def dockerfiles(implementation: Implementation) -> list[Any]:
     top = [
         f
         for f in implementation.files
-        if "/" not in implementation.relative(f) and sources.DOCKERFILE_NAMES.match(f.path.rsplit("/", 1)[-1])
+        if "/" not in implementation.relative(f) and dockerfile.DOCKERFILE_NAMES.match(f.path.rsplit("/", 1)[-1])
     ]
     plain = [f for f in top if f.path.rsplit("/", 1)[-1].lower() in ("dockerfile", "containerfile")]
     return plain or top
@@ -409,10 +409,10 @@ class BaseImageUnpinned(_ImplementationRule):
 
     def check_implementation(self, implementation: Implementation) -> Iterable[Finding]:
         for entry in dockerfiles(implementation):
-            text = sources.read_text(entry)
+            text = code_text.read_text(entry)
             if text is None:
                 continue
-            for image in sources.base_images(text):
+            for image in dockerfile.base_images(text):
                 if image.image is None:
                     yield self.finding(
                         f"FROM {image.written}: the base image is a build argument without a "
@@ -421,7 +421,7 @@ class BaseImageUnpinned(_ImplementationRule):
                         line=image.line,
                     )
                     continue
-                why = sources.unpinned(image.image)
+                why = dockerfile.unpinned(image.image)
                 if why:
                     yield self.finding(
                         f"FROM {image.written}: the base image {image.image} {why}", path=entry.path, line=image.line
@@ -454,13 +454,13 @@ class SoftwareStackMismatch(_TracedRule):
         if trace.implementation is None or description is None:
             return
         framework = description.get("framework")
-        wanted = sources.releases(framework) if isinstance(framework, str) else set()
+        wanted = dockerfile.releases(framework) if isinstance(framework, str) else set()
         if not wanted:
             return
         for entry in dockerfiles(trace.code or trace.implementation):
-            for image in sources.base_images(sources.read_text(entry) or ""):
+            for image in dockerfile.base_images(code_text.read_text(entry) or ""):
                 tag = image.image.rsplit(":", 1)[-1] if image.image and ":" in image.image else ""
-                built = sources.release(tag)
+                built = dockerfile.release(tag)
                 if built is not None and built not in wanted:
                     yield self.finding(
                         f"{trace.folder.path}: the system description says framework {framework!r} "
@@ -478,7 +478,7 @@ class LaunchConfigMissing(_TracedRule):
     `configs/`; common files that others source do not count) for the result: one named after the
     system, or one whose scale (nodes x accelerators per node, from its variables or its
     NVIDIA-style name `config_<PLATFORM>_<nodes>x<accelerators>x...`) is the system description's
-    (see `mlperf_audit_rules.support.sources`). Reported once per result folder.
+    (see `mlperf_audit_rules.support.tracing`). Reported once per result folder.
 
     Why it matters: the configuration sets the node count, batch size and learning rate of the
     runs; without it a rerun has to guess them, and REP010/REP011 cannot compare it with the system
@@ -529,13 +529,13 @@ class ConfigDisagreesWithSystem(_TracedRule):
         description = trace.description
         if trace.config is None or description is None:
             return
-        for names, field_name in ((sources.NODES, "number_of_nodes"), (sources.ACCELERATORS, "accelerators_per_node")):
+        for names, field_name in ((shell.NODES, "number_of_nodes"), (shell.ACCELERATORS, "accelerators_per_node")):
             found = trace.config.first(names)
-            described = sources.described_count(description, field_name)
+            described = shell.described_count(description, field_name)
             if found is None or described is None:
                 continue
             variable, assignment = found
-            value = sources.number(assignment.value)
+            value = shell.number(assignment.value)
             if value is not None and value != described:
                 line = description.field_lines.get(field_name)
                 yield self.finding(
@@ -576,7 +576,7 @@ class ConfigDisagreesWithLogs(_TracedRule):
     def check_trace(self, trace: Trace, result: BenchmarkResult) -> Iterable[Finding]:
         if trace.config is None:
             return
-        for comparison in sources.compare_with_logs(trace.config, result.benchmark, result.runs):
+        for comparison in shell.compare_with_logs(trace.config, result.benchmark, result.runs):
             if comparison.agrees:
                 continue
             said, logged = comparison.said, comparison.logged
@@ -592,11 +592,11 @@ class ConfigDisagreesWithLogs(_TracedRule):
 
 def _severity(trace: Trace, certain: bool) -> Severity:
     """An error needs a certain trace and a value of certain meaning; anything less is a warning."""
-    return Severity.ERROR if certain and trace.certainty is sources.Certainty.CERTAIN else Severity.WARNING
+    return Severity.ERROR if certain and trace.certainty is tracing.Certainty.CERTAIN else Severity.WARNING
 
 
 def _hedge(trace: Trace, certain: bool) -> str:
-    if trace.certainty is not sources.Certainty.CERTAIN:
+    if trace.certainty is not tracing.Certainty.CERTAIN:
         return f" (the trace to this configuration is {trace.certainty.value}: {trace.config_reason})"
     if not certain:
         return " (a default the launching environment may override, or a value whose mapping to the log is not exact)"
@@ -774,7 +774,7 @@ class SpreadTooSmall(BenchmarkRule):
                 f"{spread.runs} runs take the same time to train: {spread.describe()}", path=result.folder.path
             )
         if spread.units_distinct == 1 and spread.units_cv is not None:
-            batch = sources.logged(result.runs, "global_batch_size")
+            batch = shell.logged(result.runs, "global_batch_size")
             reference_points = _nearest(_rcp_points(version, result.benchmark), batch.number if batch else None)
             if not reference_points:
                 return
@@ -860,7 +860,7 @@ class SpreadTooLarge(BenchmarkRule):
         spread, _ = context.memo(result, "rep-spread", lambda: run_spread(result, context.ruleset.split("-", 1)[1]))
         if spread.runs < MIN_RUNS:
             return
-        batch = sources.logged(result.runs, "global_batch_size")
+        batch = shell.logged(result.runs, "global_batch_size")
         reference = _nearest(
             _rcp_points(context.ruleset.split("-", 1)[1], result.benchmark), batch.number if batch else None
         )
@@ -1029,7 +1029,7 @@ class PrecisionDisagreesWithConfig(BenchmarkRule):
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         trace = _trace_result(result, context)
-        if trace is None or trace.config is None or trace.certainty is not sources.Certainty.CERTAIN:
+        if trace is None or trace.config is None or trace.certainty is not tracing.Certainty.CERTAIN:
             return
         config = trace.config
         linear = _first_format(result, "lowest_numerical_precision_in_linear")
@@ -1050,8 +1050,8 @@ class PrecisionDisagreesWithConfig(BenchmarkRule):
 
     @staticmethod
     def _linear(
-        config: sources.LaunchConfig, logged: disclosure.Disclosed, evidence: precision.Evidence | None
-    ) -> tuple[str, sources.Assignment | None] | None:
+        config: shell.LaunchConfig, logged: disclosure.Disclosed, evidence: precision.Evidence | None
+    ) -> tuple[str, shell.Assignment | None] | None:
         """What the configuration says that the logged format of the linear layers contradicts."""
         width = disclosure.bits(logged.value) or 0
         fp4 = disclosure.switch(config, disclosure.FP4_SWITCHES)
@@ -1081,7 +1081,7 @@ class PrecisionDisagreesWithConfig(BenchmarkRule):
             return f"{assignment.path}:{assignment.line} switches FP8 off ({name}={assignment.value}){off}", assignment
         return None
 
-    def _finding(self, claim: tuple[str, sources.Assignment | None], logged: disclosure.Disclosed) -> Finding:
+    def _finding(self, claim: tuple[str, shell.Assignment | None], logged: disclosure.Disclosed) -> Finding:
         said, assignment = claim
         return self.finding(
             f"{said} but {logged.where} logs {logged.key} {logged.value!r}",
@@ -1131,7 +1131,7 @@ class ConfigFileNotInCode(BenchmarkRule):
         named: dict[str, disclosure.Disclosed] = {}
         for run in result.runs:
             found = disclosure.disclosed(run, "config_filename")
-            if found is not None and (name := sources.logged_config_name([run])) is not None:
+            if found is not None and (name := tracing.logged_config_name([run])) is not None:
                 named.setdefault(name, found)
         for name, found in named.items():
             if _holding(trace.code, name):
@@ -1187,7 +1187,7 @@ class DisclosureDisagreesWithConfig(_TracedRule):
             if variable is None or logged is None:
                 continue
             name, said = variable
-            value = sources.number(said.value)
+            value = shell.number(said.value)
             if value is None or value == logged[1]:
                 continue
             certain = not said.default
@@ -1243,7 +1243,7 @@ def launch_lines(implementation: Implementation) -> list[tuple[str, str]]:
     readmes = top_readmes(implementation)
     readmes.sort(key=lambda entry: (entry.path.rsplit("/", 1)[-1].lower() not in ("readme.md", "readme"), entry.path))
     for entry in readmes:
-        for number, line in enumerate((sources.read_text(entry) or "").splitlines(), 1):
+        for number, line in enumerate((code_text.read_text(entry) or "").splitlines(), 1):
             if _COMMAND.match(line) and len(found) < MAX_LAUNCH_LINES:
                 found.append((line.strip()[:300], f"{entry.path}:{number}"))
     return found
@@ -1271,15 +1271,17 @@ def recipe(result: BenchmarkResult, context: CheckContext) -> Recipe:
     selection = None
     if code is not None and trace is not None:
         for entry in dockerfiles(code):
-            for image in sources.base_images(sources.read_text(entry) or ""):
+            for image in dockerfile.base_images(code_text.read_text(entry) or ""):
                 shown = image.written if image.image in (None, image.written) else f"{image.written} = {image.image}"
                 images.append(Quoted(shown, f"{entry.path}:{image.line}"))
                 pinned.append(image.image is not None and "@sha256:" in image.image)
-                why = sources.unpinned(image.image) if image.image else "is chosen by a build argument without default"
+                why = (
+                    dockerfile.unpinned(image.image) if image.image else "is chosen by a build argument without default"
+                )
                 if why:
                     missing.append(f"a fixed base image: {image.written} {why}")
         if not dockerfiles(code) and not any(
-            sources.ENVIRONMENT_NAMES.match(f.path.rsplit("/", 1)[-1]) for f in code.files
+            dockerfile.ENVIRONMENT_NAMES.match(f.path.rsplit("/", 1)[-1]) for f in code.files
         ):
             missing.append("a Dockerfile or other definition of the environment")
         launch = [Quoted(text, where) for text, where in launch_lines(code)]
@@ -1293,9 +1295,9 @@ def recipe(result: BenchmarkResult, context: CheckContext) -> Recipe:
         else:
             for name, assignment in sorted(trace.config.variables.items(), key=lambda i: (i[1].path, i[1].line)):
                 variables.append((name, Quoted(assignment.value, f"{assignment.path}:{assignment.line}")))
-            if trace.certainty is not sources.Certainty.CERTAIN:
+            if trace.certainty is not tracing.Certainty.CERTAIN:
                 missing.append(f"certainty that {trace.config.entry.path} is what ran: {trace.config_reason}")
-            for comparison in sources.compare_with_logs(trace.config, result.benchmark, result.runs):
+            for comparison in shell.compare_with_logs(trace.config, result.benchmark, result.runs):
                 if not comparison.agrees:
                     missing.append(
                         f"a configuration that reproduces the logs: it gives {comparison.what}, the logs "
@@ -1305,7 +1307,7 @@ def recipe(result: BenchmarkResult, context: CheckContext) -> Recipe:
     required, constrained = _hyperparameters(version, result.benchmark)
     hyperparameters: list[tuple[str, Any]] = []
     for key in sorted(required | constrained | {"global_batch_size", "opt_base_learning_rate"}):
-        logged = sources.logged(result.runs, key)
+        logged = shell.logged(result.runs, key)
         if logged is not None:
             hyperparameters.append((key, logged.value))
         elif key in required:

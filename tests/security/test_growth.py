@@ -36,7 +36,7 @@ from mlperf_audit.reading import discovery
 from mlperf_audit.review import peers as peer_statistics
 from mlperf_audit.rule import CheckContext
 from mlperf_audit.scores import BenchmarkScore, RunScore
-from mlperf_audit_rules.support import sources
+from mlperf_audit_rules.support import tracing
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "packages" / "clean" / "Fixture"
 SYSTEM = "fx_8xh100"
@@ -295,7 +295,7 @@ def test_rules_find_a_results_description_and_submission_in_linear_operations(tm
             for folder in folders:
                 description = context.system_description(folder.submitter, folder.system)
                 assert description is not None and description.name == folder.system
-                submission = sources.submission_of(folder, context)
+                submission = tracing.submission_of(folder, context)
                 assert submission is not None and submission.name == folder.submitter
                 assert submission.system(folder.system or "") is description
 

@@ -627,7 +627,7 @@ def test_a_packing_rate_of_hundreds_of_digits_is_no_rate(rate, expected):
     a float's infinity, and every batch size traced from it was infinite; an Arabic-Indic digit
     was read as a number that no shell passes to the script. Now no rate, and the default."""
     from mlperf_audit import FileEntry
-    from mlperf_audit_rules.support.sources import Assignment, LaunchConfig
+    from mlperf_audit_rules.support.shell import Assignment, LaunchConfig
 
     params = Assignment(f"--packed_samples --average_packing_rate {rate}", "config_x.sh", 3)
     config = LaunchConfig(FileEntry("config_x.sh", Path("config_x.sh")), {"EXTRA_PARAMS": params})

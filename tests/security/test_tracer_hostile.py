@@ -65,7 +65,7 @@ def test_deeply_nested_defaults_are_no_crash(package):
 
 def test_a_count_in_the_system_name_is_its_own_word(tmp_path):
     from mlperf_audit.model import FileEntry
-    from mlperf_audit_rules.support.sources import _names_system
+    from mlperf_audit_rules.support.tracing import _names_system
 
     def entry(name: str) -> FileEntry:
         return FileEntry(f"impl/{name}", tmp_path / name, 1)

@@ -2,7 +2,9 @@
 
 - `history`: the checks the official tools added in later rounds (a finding says when one applies);
 - `schemas`: the JSON schemas of system descriptions and `scaling.json`, and their error texts;
-- `sources`: reading an implementation's files (launch scripts, Dockerfiles, configurations);
+- reading an implementation's files: `code_text` (a small text file, its line endings made one kind),
+  `shell` (launch configurations read as the shell would, compared with the logs), `dockerfile`
+  (base images, pins, releases) and `tracing` (which implementation and configuration a result ran);
 - `official_compliance`: the official compliance rule files, interpreted, and the CMP code table
   (`compliance_data` regenerates the shipped data; no check runs it);
 - `convergence`: run convergence points and the official RCP verdicts;

@@ -11,7 +11,7 @@ and the code.
 Values come from the logs and are hostile: a count is a whole number from 1 to
 `hardware.MAX_ACCELERATORS` (an integral float too, as `is_integer` accepts), anything else is
 not a count here (the compliance rules report its form); a file name is a short string
-(`sources.logged_config_name`, which also lets the trace pick the configuration the logs name).
+(`tracing.logged_config_name`, which also lets the trace pick the configuration the logs name).
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from typing import Any
 
 from mlperf_audit import Run, hardware
 
-from . import precision, sources
+from . import precision, shell
 
 #: The logged parallelism keys and how NeMo/Megatron launch configurations name each degree:
-#: the tensor, pipeline and context names are `sources.MODEL_PARALLEL`'s (which divide the batch);
+#: the tensor, pipeline and context names are `shell.MODEL_PARALLEL`'s (which divide the batch);
 #: expert parallelism shares the data-parallel ranks and divides nothing.
 PARALLELISM: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("tensor_parallelism", sources.MODEL_PARALLEL[0]),
-    ("pipeline_parallelism", sources.MODEL_PARALLEL[1]),
-    ("context_parallelism", sources.MODEL_PARALLEL[2]),
+    ("tensor_parallelism", shell.MODEL_PARALLEL[0]),
+    ("pipeline_parallelism", shell.MODEL_PARALLEL[1]),
+    ("context_parallelism", shell.MODEL_PARALLEL[2]),
     ("expert_parallelism", ("EP", "EXPERT_MODEL_PARALLEL_SIZE", "EXPERT_MODEL_PARALLEL")),
 )
 #: The model-parallel degrees whose product holds one replica: the accelerators divide by it.
@@ -120,7 +120,7 @@ def bits(value: Any) -> int | None:
     return PRECISION_BITS.get(value) if isinstance(value, str) else None
 
 
-def switch(config: sources.LaunchConfig, names: tuple[str, ...]) -> tuple[bool, sources.Assignment, str] | None:
+def switch(config: shell.LaunchConfig, names: tuple[str, ...]) -> tuple[bool, shell.Assignment, str] | None:
     """Whether the configuration switches a feature on (True) or off (False), by the first of
     `names` it sets to a boolean, with the assignment and the name."""
     for name in names:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mlperf_audit import BenchmarkResult, CheckContext, hardware
 
-from . import sources
+from . import code_text, tracing
 
 _TRUTHY = {"1", "true", "yes", "on"}
 #: Variables that switch a precision on (NeMo, Transformer Engine and MaxText names); others that
@@ -47,14 +47,14 @@ def evident(result: BenchmarkResult, context: CheckContext) -> Evidence | None:
     """What the result's launch configuration, traced with certainty, says about its precision.
     Where it names several (an `FP8` switch and `quantization=int8`; NVIDIA's NVFP4 recipes set
     `FP4=True` beside `FP8=True`), the one with the higher peak is kept: FP4, then INT8, then FP8."""
-    submission = sources.submission_of(result.folder, context)
+    submission = tracing.submission_of(result.folder, context)
     if submission is None or not submission.source_dirs:
         return None
-    trace = context.memo(result, "rep-trace", lambda: sources.trace(result.folder, submission, result.runs))
-    if trace.config is None or trace.certainty is not sources.Certainty.CERTAIN:
+    trace = context.memo(result, "rep-trace", lambda: tracing.trace(result.folder, submission, result.runs))
+    if trace.config is None or trace.certainty is not tracing.Certainty.CERTAIN:
         return None
     name = trace.config.entry.path.rsplit("/", 1)[-1]
-    text = sources.read_text(trace.config.entry) or ""
+    text = code_text.read_text(trace.config.entry) or ""
     active = "\n".join(_COMMENT.sub("", line) for line in text.splitlines())
     for precision in ("FP4", "INT8", "FP8"):
         for variable in _SWITCHES[precision]:

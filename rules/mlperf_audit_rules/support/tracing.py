@@ -35,21 +35,12 @@ batch already holds the accumulation and, packed, about two sequences per sample
 global; unet3d's is not compared), the learning rate (stable diffusion's BASE_LR is per sample:
 BASE_LR x the global batch), gradient accumulation, warmups (not exact). A value written as an
 overridable default (`X=${X:-value}`) is uncertain: the environment may set another.
-
-Shell configurations are read, not run: top-level `NAME=value` and `export NAME=value` lines, split
-into words as the shell splits them (quotes, comments, several commands on a line: `export A=32;`
-sets 32; also `${NAME:-default}`: the value set earlier, else the default), following `source` of files inside
-the implementation; assignments inside `if`/`case`/`for`/`while` blocks and values computed by
-commands are ignored.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
-import math
 import re
-import shlex
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -61,549 +52,31 @@ from mlperf_audit import (
     Submission,
     SystemDescription,
     hardware,
-    limits,
-    open_binary,
-    reference,
 )
 
-#: Text files larger than this are not read (configurations and Dockerfiles are a few KiB).
-MAX_SOURCE_BYTES = 1 << 20
+from .code_text import first_word, normalized, read_text
+from .dockerfile import DOCKERFILE_NAMES
+from .shell import (
+    ACCELERATORS,
+    GLOBAL_BATCH,
+    LOCAL_BATCH,
+    NAME_SCALE,
+    NODES,
+    SOURCE_COMMAND,
+    Comparison,
+    LaunchConfig,
+    Scale,
+    compare_with_logs,
+    config_stem,
+    described_count,
+    name_scale,
+    parse_shell,
+)
+
 README_NAMES = re.compile(r"^readme([-_.][^/]*)?(\.(md|rst|txt|markdown))?$", re.IGNORECASE)
-DOCKERFILE_NAMES = re.compile(r"^(dockerfile|containerfile)([._-].*)?$|.*\.dockerfile$", re.IGNORECASE)
-#: Other ways to build the environment than a container file.
-ENVIRONMENT_NAMES = re.compile(
-    r"^(requirements.*\.txt|environment\.ya?ml|conda.*\.ya?ml|setup\.py|pyproject\.toml|.*\.def|.*\.sif|"
-    r"singularity.*|apptainer.*|Pipfile(\.lock)?|poetry\.lock|uv\.lock)$",
-    re.IGNORECASE,
-)
+
+
 CONFIG_NAMES = re.compile(r"^config.*\.sh$", re.IGNORECASE)
-
-#: Shell variables that launch configurations use, by meaning (NVIDIA's names first).
-NODES = ("DGXNNODES", "NNODES", "NUM_NODES", "NODES", "SLURM_NNODES")
-ACCELERATORS = ("DGXNGPU", "NGPU", "NUM_GPUS", "GPUS_PER_NODE", "NPROC_PER_NODE", "NUM_ACCELERATORS")
-GLOBAL_BATCH = ("GLOBAL_BATCH_SIZE", "GBS", "GLOBAL_BATCHSIZE")
-LOCAL_BATCH = ("BATCHSIZE", "BATCH_SIZE", "LOCAL_BATCH_SIZE", "MINIBS", "MICRO_BATCH_SIZE", "TRAIN_BATCH_SIZE")
-ACCUMULATION = ("GRADIENT_STEPS", "GRAD_ACCUMULATION_STEPS", "GRADIENT_ACCUMULATION_STEPS", "GA")
-MODEL_PARALLEL = (
-    ("TP", "TENSOR_MODEL_PARALLEL_SIZE", "TENSOR_MODEL_PARALLEL"),
-    ("PP", "PIPELINE_MODEL_PARALLEL_SIZE", "PIPELINE_MODEL_PARALLEL"),
-    ("CP", "CONTEXT_PARALLEL_SIZE", "CONTEXT_PARALLEL"),
-)
-#: Sequences per sample of a packed dataset (NVIDIA's BERT `*_pack.sh`): the logged global batch
-#: counts samples of several sequences, the configuration's batch sequences.
-PACKING = ("PACKING_FACTOR",)
-
-
-def read_text(entry: FileEntry) -> str | None:
-    """A small text file's content, or None if it cannot be read or is too large."""
-    if entry.size_bytes > MAX_SOURCE_BYTES:
-        return None
-    try:
-        with open_binary(entry.fs_path) as stream:
-            data = limits.read_at_most(stream, MAX_SOURCE_BYTES)
-    except OSError:
-        return None
-    if len(data) > MAX_SOURCE_BYTES or b"\x00" in data[:8192]:
-        return None
-    return unix_newlines(data.decode("utf-8", errors="replace"))
-
-
-def unix_newlines(text: str) -> str:
-    """`text` with every line ending made LF: CRLF (Windows) and CR alone (classic Mac OS) too, so
-    that whatever reads it by lines or matches a line's end sees one kind."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-
-def normalized(name: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", name.lower())
-
-
-def first_word(name: str) -> str:
-    return normalized(re.split(r"[_\-.\s]", name.strip("_-. "), maxsplit=1)[0]) if name else ""
-
-
-# --------------------------------------------------------------------------------------------
-# Shell configurations
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Assignment:
-    value: str
-    path: str
-    line: int
-    #: Written `NAME=${NAME:-value}`: a default that the launching environment may override.
-    default: bool = False
-
-
-_ASSIGNMENT = re.compile(r"^(?:export\s+|declare\s+(?:-x\s+)?|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_OPENERS = re.compile(r"^(if|case|for|while|until|select)\b|^function\b|^[A-Za-z_][A-Za-z0-9_]*\s*\(\)\s*\{")
-_CLOSERS = re.compile(r"^(fi|esac|done|\})\b")
-_SOURCE = re.compile(r"^(?:source|\.)\s+(.+)$")
-_DEFAULT = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=](.*)\}$")
-
-
-#: Characters of the control operators that end a command outside quotes: `;`, `&&`, `||`, `|`, `&`
-#: (not parentheses: `$(nproc)` is one word).
-_OPERATORS = ";&|"
-_DECLARATIONS = ("export", "declare", "readonly")
-
-
-def _statements(line: str) -> list[list[str]] | None:
-    """The simple commands of one line, as the shell splits them into words (quotes removed, a
-    comment dropped), cut at control operators: `export A=1; export B=2 && run` is three commands.
-    None when the line does not parse (an unclosed quote)."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=_OPERATORS)
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    commands: list[list[str]] = [[]]
-    try:
-        for token in lexer:
-            if token and all(character in _OPERATORS for character in token):
-                commands.append([])
-            else:
-                commands[-1].append(token)
-    except ValueError:
-        return None
-    return [words for words in commands if words]
-
-
-def _assignments(line: str) -> list[tuple[str, str | None]]:
-    """The variables a line of a configuration sets, each with its word (None: a value only running
-    the shell would give, such as `A=1 command`, or a line that does not parse)."""
-    first = _ASSIGNMENT.match(line)
-    if not first:
-        return []
-    statements = _statements(line)
-    if statements is None:
-        return [(first.group(1), None)]
-    found: list[tuple[str, str | None]] = []
-    for words in statements:
-        if words[0] in _DECLARATIONS:
-            words = [word for word in words[1:] if not word.startswith("-")]  # `declare -x A=1`
-            assigned = [word.partition("=") for word in words if _NAME.match(word)]
-            found.extend((name, value) for name, _, value in assigned)
-        elif all(_NAME.match(word) for word in words):  # `A=1 B=2` sets both
-            found.extend((name, value) for name, _, value in (word.partition("=") for word in words))
-        elif _NAME.match(words[0]):  # `A=1 command`: what A holds after it is not read here
-            found.append((words[0].partition("=")[0], None))
-    return found
-
-
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def _value(raw: str, known: dict[str, Assignment], depth: int = 0) -> str | None:
-    """The literal value of a shell word written `raw`, or None when only running the shell would tell."""
-    raw = raw.strip()
-    if depth > 8 or len(raw) > 4096:  # nested defaults deeper than any configuration writes
-        return None
-    if not raw or raw.startswith("#"):
-        return ""
-    try:
-        words = shlex.split(raw, comments=True)
-    except ValueError:
-        return None
-    if len(words) != 1:
-        return None if words else ""
-    return _word_value(words[0], known, depth)
-
-
-def _word_value(word: str, known: dict[str, Assignment], depth: int = 0) -> str | None:
-    """The literal value of one shell word (quotes already removed), or None when only running the
-    shell would tell."""
-    if len(word) > 4096:
-        return None
-    match = _DEFAULT.match(word)
-    if match:  # ${NAME:-default}: the value set earlier (a configuration before the common file it
-        # sources), else the default the file gives (the variable from outside is unknown)
-        earlier = known.get(match.group(1))
-        if earlier is not None and earlier.value != "":
-            return earlier.value
-        inner = match.group(2)
-        return _value(inner, known, depth + 1) if inner.startswith("$") else inner
-    reference = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", word)
-    if reference:
-        earlier = known.get(reference.group(1))
-        return earlier.value if earlier else None
-    if "$" in word or "`" in word:
-        return None
-    return word
-
-
-#: How many files one configuration may source in all (its own included): a loop or a fan-out of
-#: `source` lines is read once per file, and no more than this many files.
-MAX_SOURCED = 32
-
-
-def parse_shell(
-    implementation: Implementation,
-    entry: FileEntry,
-    depth: int = 0,
-    known: dict[str, Assignment] | None = None,
-    seen: set[str] | None = None,
-) -> dict[str, Assignment]:
-    """The variables a configuration sets at its top level (sourced files included, each once)."""
-    known = {} if known is None else known
-    seen = set() if seen is None else seen
-    if depth > 4 or entry.path in seen or len(seen) >= MAX_SOURCED:
-        return known
-    seen.add(entry.path)
-    text = read_text(entry)
-    if text is None:
-        return known
-    nesting = 0
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        if _CLOSERS.match(line):
-            nesting = max(0, nesting - 1)
-            continue
-        if _OPENERS.match(line):
-            if not re.search(r"\b(fi|esac|done)\s*;?\s*$", line) and not line.endswith("}"):
-                nesting += 1
-            continue
-        if nesting:
-            continue
-        sourced = _SOURCE.match(line)
-        if sourced:
-            target = _sourced_file(implementation, entry, sourced.group(1))
-            if target is not None:
-                parse_shell(implementation, target, depth + 1, known, seen)
-            continue
-        for name, word in _assignments(line):
-            default = _DEFAULT.match(word) if word is not None else None
-            earlier = known.get(name)
-            if default and default.group(1) == name and earlier is not None and earlier.value != "":
-                continue  # `X=${X:-default}` keeps the value set earlier, where it was set
-            value = _word_value(word, known) if word is not None else None
-            if value is not None:
-                own_default = bool(default and default.group(1) == name)
-                known[name] = Assignment(value, entry.path, number, own_default)
-            else:
-                known.pop(name, None)  # set to something only the shell knows
-    return known
-
-
-def _sourced_file(implementation: Implementation, entry: FileEntry, word: str) -> FileEntry | None:
-    """The implementation's file that `source WORD` names (by its file name, wherever the word puts it)."""
-    name = word.strip().strip("'\"").rsplit("/", 1)[-1]
-    if not name or "$" in name:
-        return None
-    folder = entry.path.rsplit("/", 1)[0]
-    candidates = [f for f in implementation.files if f.path.rsplit("/", 1)[-1] == name]
-    candidates.sort(key=lambda f: (f.path.rsplit("/", 1)[0] != folder, f.path))
-    return candidates[0] if candidates else None
-
-
-def described_count(description: SystemDescription, field_name: str) -> float | None:
-    """A count the system description gives (it writes them as strings: "number_of_nodes": "1")."""
-    count = description.count(field_name, signed=True)  # a negative one disagrees with any configuration
-    return None if count is None else float(count)
-
-
-def number(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        result = float(value)
-    except ValueError:
-        return None
-    return result if result == result and abs(result) != float("inf") else None
-
-
-@dataclass(frozen=True)
-class LaunchConfig:
-    entry: FileEntry
-    variables: dict[str, Assignment]
-
-    def first(self, names: tuple[str, ...]) -> tuple[str, Assignment] | None:
-        for name in names:
-            if name in self.variables and self.variables[name].value != "":
-                return name, self.variables[name]
-        return None
-
-    def count(self, names: tuple[str, ...]) -> float | None:
-        found = self.first(names)
-        return number(found[1].value) if found else None
-
-    def global_batch(self, benchmark: str = "") -> BatchSize | None:
-        """The global batch size the configuration gives for `benchmark`, how it was derived, and
-        where (see `BATCH_MEANINGS`)."""
-        explicit = self.first(GLOBAL_BATCH)
-        value = number(explicit[1].value) if explicit else None
-        if explicit and value is not None:
-            return BatchSize(value, f"{explicit[0]}={explicit[1].value}", explicit[1])
-        local = self.first(LOCAL_BATCH)
-        nodes, accelerators = self.first(NODES), self.first(ACCELERATORS)
-        by_name = name_scale(self.entry)  # NVIDIA's names give the scale the launcher's defaults leave out
-        if nodes is None and by_name.nodes is not None:
-            nodes = ("nodes in its name", Assignment(f"{by_name.nodes:g}", self.entry.path, 0))
-        if accelerators is None and by_name.accelerators is not None:
-            accelerators = ("accelerators in its name", Assignment(f"{by_name.accelerators:g}", self.entry.path, 0))
-        if not (local and nodes and accelerators):
-            return None
-        factors = [local, nodes, accelerators]
-        accumulation = self.first(ACCUMULATION)
-        if accumulation and not reference.benchmarks.facts(benchmark).batch_includes_accumulation:
-            factors.append(accumulation)
-        values = [number(a.value) for _, a in factors]
-        if any(v is None for v in values):
-            return None
-        total = 1.0
-        for v in values:
-            total *= v  # type: ignore[operator]
-        parallel = []
-        for names in MODEL_PARALLEL:
-            found = self.first(names)
-            if found and number(found[1].value):
-                total /= number(found[1].value)  # type: ignore[operator]
-                parallel.append(f"{found[0]}={found[1].value}")
-        formula = " x ".join(f"{name}={a.value}" for name, a in factors)
-        # an overridable default among the batch's own factors (the scale is REP010's, against the description)
-        defaults = any(a.default for name, a in factors if name not in NODES + ACCELERATORS)
-        if parallel:
-            formula += " / (" + " x ".join(parallel) + ")"
-        if reference.benchmarks.facts(benchmark).batch_meaning_unknown:
-            return None  # not compared: what a variable means there is not known
-        if reference.benchmarks.facts(benchmark).batch_counts_packed_sequences:
-            rate = self.packing_rate()
-            if rate is not None and rate != 1:
-                return BatchSize(
-                    total * rate, formula + f" x {rate:g} sequences per packed sample", local[1], values[0]
-                )
-            if rate is None and self.packed():
-                # packed, but how many sequences a sample averages is not written where it can be read
-                return BatchSize(
-                    total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False
-                )
-        return BatchSize(total, formula, local[1], values[0], certain=not defaults)
-
-    def packed(self) -> bool:
-        """Whether the run may read a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
-        extra = self.variables.get("EXTRA_PARAMS")
-        return (
-            "pack" in self.entry.path.rsplit("/", 1)[-1].lower()
-            or self.first(PACKING) is not None
-            or (extra is not None and "packed_samples" in extra.value)
-        )
-
-    def packing_rate(self) -> float | None:
-        """Sequences per sample in NVIDIA's BERT, as its `run_pretraining.py` logs the global batch
-        (`train_batch_size * gradient_accumulation_steps * n_gpu * average_packing_rate`, the rate 2
-        by default with `--packed_samples`, else 1): from the `EXTRA_PARAMS` it passes, None when
-        they are not written out (then whether the data is packed is only guessed from the name)."""
-        extra = self.variables.get("EXTRA_PARAMS")
-        if extra is None:
-            return None
-        if "--packed_samples" not in extra.value:
-            return None if self.packed() else 1.0
-        match = re.search(r"--average_packing_rate[= ]([0-9]+)", extra.value)
-        if match is None:
-            return 2.0
-        return number(match.group(1))  # None for a rate of hundreds of digits: a float's infinity
-
-
-@dataclass(frozen=True)
-class BatchSize:
-    value: float  # per accelerator times the data-parallel size (or as given)
-    formula: str
-    assignment: Assignment
-    #: The per-accelerator variable's own value: some frameworks (HugeCTR's BATCHSIZE) take the
-    #: global batch there, so a value equal to the logged global batch agrees as well.
-    as_written: float | None = None
-    #: The logged batch may be the value times one of these (packed samples hold ~2 sequences).
-    factors: tuple[float, ...] = (1.0,)
-    #: Whether the derivation is known exactly; a disagreement of an uncertain one is a warning.
-    certain: bool = True
-
-    def agrees(self, logged: float) -> bool:
-        candidates = [self.value * factor for factor in self.factors] + [self.as_written]
-        return any(candidate is not None and math.isclose(candidate, logged, rel_tol=1e-6) for candidate in candidates)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """A configuration's value set against what the logs record, with what it means."""
-
-    key: str  # the logged key
-    said: Assignment  # where the configuration sets it
-    what: str  # "LR=0.0029", or the derivation
-    logged: Logged
-    agrees: bool
-    certain: bool  # the meaning is known exactly: a disagreement can be an error
-
-
-#: Configuration variables compared with a logged hyperparameter, by what they mean:
-#: (variables, logged key, benchmarks where the meaning holds (None: every one but those whose
-#: reference facts list the key in `other_meaning_keys`), certain). A variable whose meaning is not
-#: known for a benchmark is not compared.
-LOGGED_MEANINGS: tuple[tuple[tuple[str, ...], str, frozenset[str] | None, bool], ...] = (
-    (("LR", "LEARNING_RATE", "OPT_BASE_LR"), "opt_base_learning_rate", None, True),
-    (ACCUMULATION, "gradient_accumulation_steps", None, True),
-    (("WARMUP_STEPS", "OPT_LEARNING_RATE_WARMUP_STEPS"), "opt_learning_rate_warmup_steps", None, False),
-    (("WARMUP_EPOCHS", "OPT_LEARNING_RATE_WARMUP_EPOCHS"), "opt_learning_rate_warmup_epochs", None, False),
-)
-
-
-def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[Comparison]:
-    """Each value of `config` whose meaning is known for `benchmark`, against the first run logging it."""
-    found: list[Comparison] = []
-    batch = config.global_batch(benchmark)
-    logged_batch = logged(runs, "global_batch_size")
-    if batch is not None and logged_batch is not None and logged_batch.number is not None:
-        found.append(
-            Comparison(
-                "global_batch_size",
-                batch.assignment,
-                f"a global batch size of {batch.value:g} ({batch.formula})",
-                logged_batch,
-                batch.agrees(logged_batch.number),
-                batch.certain,
-            )
-        )
-    rate = logged(runs, "opt_base_learning_rate")
-    base = config.first(("BASE_LR",))
-    if (
-        reference.benchmarks.facts(benchmark).per_sample_learning_rate
-        and base
-        and rate
-        and rate.number is not None
-        and logged_batch
-        and logged_batch.number
-    ):
-        per_sample = number(base[1].value)
-        if per_sample is not None:
-            value = per_sample * logged_batch.number
-            found.append(
-                Comparison(
-                    "opt_base_learning_rate",
-                    base[1],
-                    f"a learning rate of {value:g} (BASE_LR="
-                    f"{base[1].value} per sample x the logged global batch {logged_batch.number:g})",
-                    rate,
-                    math.isclose(rate.number, value, rel_tol=1e-6, abs_tol=1e-15),
-                    True,
-                )
-            )
-    for names, key, benchmarks, certain in LOGGED_MEANINGS:
-        if (benchmarks is not None and benchmark not in benchmarks) or key in reference.benchmarks.facts(
-            benchmark
-        ).other_meaning_keys:
-            continue
-        variable = config.first(names)
-        said = number(variable[1].value) if variable else None
-        recorded = logged(runs, key)
-        if variable is None or said is None or recorded is None or recorded.number is None:
-            continue
-        agrees = math.isclose(recorded.number, said, rel_tol=1e-6, abs_tol=1e-12)
-        found.append(Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain))
-    # a default (`X=${X:-value}`) is what a plain launch sets, but the environment may set another
-    return [dataclasses.replace(c, certain=False) if c.said.default else c for c in found]
-
-
-# --------------------------------------------------------------------------------------------
-# Dockerfiles
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class BaseImage:
-    image: str | None  # None when a build argument without default decides it
-    line: int
-    written: str  # as the FROM line gives it
-
-
-def base_images(text: str) -> list[BaseImage]:
-    """The external images a Dockerfile builds FROM (earlier build stages are not images)."""
-    arguments: dict[str, str | None] = {}
-    stages: set[str] = set()
-    images: list[BaseImage] = []
-    for number, raw in instructions(text):
-        line = raw.strip()
-        upper = line.upper()
-        if upper.startswith("ARG "):
-            for item in line[4:].split():
-                name, _, default = item.partition("=")
-                arguments[name] = default.strip("'\"") if "=" in item else arguments.get(name)
-        elif upper.startswith("FROM "):
-            words = [w for w in line[5:].split() if not w.startswith("--")]
-            if not words:
-                continue
-            written = words[0]
-            if written.lower() not in stages:  # `FROM builder` names an earlier stage, not an image
-                images.append(BaseImage(_expand(written, arguments), number, written))
-            if len(words) >= 3 and words[1].upper() == "AS":
-                stages.add(words[2].lower())
-    return images
-
-
-def instructions(text: str) -> list[tuple[int, str]]:
-    """A Dockerfile's logical lines, each with the physical line it starts on: a line whose last
-    character other than spaces and tabs is a backslash continues on the next, as Docker reads it.
-    Lines and their numbers come from one pass, whatever ends the lines (LF, CRLF, CR)."""
-    found: list[tuple[int, str]] = []
-    parts: list[str] = []
-    start = 1
-    for number, line in enumerate(unix_newlines(text).split("\n"), 1):
-        if not parts:
-            start = number
-        kept = line.rstrip(" \t")
-        if kept.endswith("\\"):
-            parts.append(kept[:-1])
-            continue
-        parts.append(line)
-        found.append((start, " ".join(parts)))
-        parts = []
-    if parts:  # the last line continues into the end of the file
-        found.append((start, " ".join(parts)))
-    return found
-
-
-def _expand(word: str, arguments: dict[str, str | None]) -> str | None:
-    unresolved = False
-
-    def replace(match: re.Match[str]) -> str:
-        nonlocal unresolved
-        name, default = match.group(1) or match.group(3), match.group(2)
-        value = arguments.get(name)
-        if value:
-            return value
-        if default is not None:
-            return default
-        unresolved = True
-        return ""
-
-    expanded = re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)", replace, word)
-    return None if unresolved else expanded
-
-
-def unpinned(image: str) -> str | None:
-    """Why an image reference is not reproducible, or None when it is pinned."""
-    if image.lower() == "scratch" or "@sha256:" in image:
-        return None
-    name, _, tag = image.rpartition(":") if ":" in image.rsplit("/", 1)[-1] else (image, "", "")
-    if not tag:
-        return "names no tag, so it means whatever `latest` is on the day of the build"
-    if tag.lower() == "latest":
-        return "uses the tag `latest`, which moves"
-    return None
-
-
-#: A YY.MM release, not a version inside a word (`ubuntu22.04`, `rocm6.4_ubuntu22.04`).
-_RELEASE = re.compile(r"(?<![\w.])(\d{2})\.(\d{2})(?![\d])")
-
-
-def release(text: str) -> str | None:
-    """A YY.MM container release (NVIDIA NGC and similar), e.g. 24.09 in 'pytorch:24.09-py3'."""
-    match = _RELEASE.search(text)
-    return f"{match.group(1)}.{match.group(2)}" if match else None
-
-
-def releases(text: str) -> set[str]:
-    """Every YY.MM release a text names ("NVIDIA Release 24.09 MxNet, pytorch and 23.09 pytorch")."""
-    return {f"{match.group(1)}.{match.group(2)}" for match in _RELEASE.finditer(text)}
 
 
 # --------------------------------------------------------------------------------------------
@@ -617,21 +90,6 @@ class Certainty(enum.StrEnum):
     CERTAIN = "certain"
     LIKELY = "likely"
     NONE = "none"
-
-
-@dataclass(frozen=True)
-class Scale:
-    nodes: float | None
-    accelerators: float | None
-
-    def known(self) -> bool:
-        return self.nodes is not None and self.accelerators is not None
-
-    def __str__(self) -> str:
-        def shown(value: float | None) -> str:
-            return "?" if value is None else f"{value:g}"
-
-        return f"{shown(self.nodes)}x{shown(self.accelerators)}"
 
 
 @dataclass
@@ -714,45 +172,28 @@ def launch_configs(implementation: Implementation) -> list[FileEntry]:
     files = config_files(implementation)
     sourced: set[str] = set()
     for entry in files:
-        if "common" in normalized(_config_stem(entry)):
+        if "common" in normalized(config_stem(entry)):
             continue  # what a common file sources does not make a configuration a mere part of others
         text = read_text(entry) or ""
         for line in text.splitlines():
-            match = _SOURCE.match(line.strip())
+            match = SOURCE_COMMAND.match(line.strip())
             if match:
                 sourced.add(match.group(1).strip().strip("'\"").rsplit("/", 1)[-1])
-    return [
-        f for f in files if "common" not in normalized(_config_stem(f)) and f.path.rsplit("/", 1)[-1] not in sourced
-    ]
-
-
-def _config_stem(entry: FileEntry) -> str:
-    stem = entry.path.rsplit("/", 1)[-1][: -len(".sh")]
-    return stem[len("config") :].lstrip("_-.") if stem.lower().startswith("config") else stem
+    return [f for f in files if "common" not in normalized(config_stem(f)) and f.path.rsplit("/", 1)[-1] not in sourced]
 
 
 def _names_system(entry: FileEntry, system: str) -> bool:
     """Whether a configuration is named after the system: `config_<system>.sh`, also with its scale
     appended (`config_AS-8125GS-TNHR_001x08x032.sh` for `AS-8125GS-TNHR-1`, whose `-1` counts the
     systems of that name)."""
-    stem, wanted = _config_stem(entry), normalized(system)
+    stem, wanted = config_stem(entry), normalized(system)
     if not wanted:
         return False
-    match = _NAME_SCALE.search(stem)
+    match = NAME_SCALE.search(stem)
     bare = normalized(stem[: match.start()] if match else stem)
     words = re.split(r"[_\-.\s]+", system)
     counted = normalized("".join(words[:-1])) if len(words) > 1 and words[-1].isdigit() else None
     return bool(bare) and (bare == wanted or bare == counted)
-
-
-#: NVIDIA's scale in a configuration's name: <nodes>x<accelerators>x... (`DGXH100_8x8x1xtp4pp1cp2`,
-#: `DGXB200_001x08x032`, `C885a_001x08x032`).
-_NAME_SCALE = re.compile(r"(?:^|[_\-.])0*(\d{1,5})x0*(\d{1,3})(?=x|[_\-.]|$)", re.IGNORECASE)
-
-
-def name_scale(entry: FileEntry) -> Scale:
-    match = _NAME_SCALE.search(_config_stem(entry))
-    return Scale(float(match.group(1)), float(match.group(2))) if match else Scale(None, None)
 
 
 def _launcher_lines(implementation: Implementation) -> Iterator[tuple[str, str]]:
@@ -771,7 +212,7 @@ def _launcher_lines(implementation: Implementation) -> Iterator[tuple[str, str]]
 def _selection(implementation: Implementation) -> str:
     """How the implementation's launch scripts pick a configuration, quoted, when one says."""
     for script, line in _launcher_lines(implementation):
-        if _SOURCE.match(line) and "config" in line and "$" in line:
+        if SOURCE_COMMAND.match(line) and "config" in line and "$" in line:
             return f"{script}: {line[:120]}"
     return ""
 
@@ -781,7 +222,7 @@ def _launcher_sourced(implementation: Implementation) -> dict[str, str]:
     `source config_DGXH100_8x8x72x1.sh`), by file name, with the line that sources it."""
     found: dict[str, str] = {}
     for script, line in _launcher_lines(implementation):
-        match = _SOURCE.match(line)
+        match = SOURCE_COMMAND.match(line)
         if match is None or "$" in match.group(1):
             continue
         word = match.group(1).split()[0].strip("'\"")
@@ -822,7 +263,7 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
                 points, why = points + 2, why + ["the system folder's name contains its name"]
             if normalized(implementation.name) and normalized(implementation.name) in normalized(framework):
                 points, why = points + 1, why + ["the system's framework names it"]
-            families = {hardware.family_of_text(_config_stem(e)) for e in config_files(implementation)} - {None}
+            families = {hardware.family_of_text(config_stem(e)) for e in config_files(implementation)} - {None}
             if accelerator is not None and families:
                 if accelerator in families:
                     points, why = points + 2, why + [f"a configuration names the system's {accelerator.upper()}"]
@@ -919,7 +360,7 @@ def _candidate(
     named_scale = by_name if by_name.known() else scale
     fits = [_fits(named_scale.nodes, nodes), _fits(named_scale.accelerators, per_node)]
     scale_fits = False if False in fits else (None if None in fits else True)
-    family = hardware.family_of_text(_config_stem(entry))
+    family = hardware.family_of_text(config_stem(entry))
     system_family = _system_family(description)
     family_fits = None if family is None or system_family is None else family == system_family
     other_maker = (
@@ -935,7 +376,7 @@ def _candidate(
         and not _names_system(entry, system)
     )
     comparisons = compare_with_logs(config, benchmark, runs)
-    shares_name = _shares_first_word(_config_stem(entry), system)
+    shares_name = _shares_first_word(config_stem(entry), system)
     candidate = Candidate(
         config,
         _names_system(entry, system),
@@ -1210,8 +651,8 @@ def _system_family(description: SystemDescription | None) -> str | None:
 def _other_system(entry: FileEntry, system: str, submission: Submission) -> str | None:
     """Another system of the submitter that a configuration is named after (Dell's
     `config_XE9640x4H100-SXM-80GB.sh` taken for `XE8640x4H100-SXM-80GB`), if any."""
-    stem = _config_stem(entry)
-    match = _NAME_SCALE.search(stem)
+    stem = config_stem(entry)
+    match = NAME_SCALE.search(stem)
     bare = normalized(stem[: match.start()] if match else stem)
     if len(bare) < 6 or normalized(system).startswith(bare):
         return None
@@ -1229,27 +670,3 @@ def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: s
     result.config, result.certainty = candidate.config, certainty
     others = [e for e in candidate.evidence if e not in reason]
     result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
-
-
-@dataclass(frozen=True)
-class Logged:
-    """The first logged value of a key in a folder's runs, where it is, and it as a number."""
-
-    value: Any
-    path: str
-    line: int
-
-    @property
-    def number(self) -> float | None:
-        """The value if the log holds a number there (not a string, a list or a boolean)."""
-        if isinstance(self.value, bool) or not isinstance(self.value, (int, float)):
-            return None
-        return number(str(self.value))
-
-
-def logged(result_runs: Any, key: str) -> Logged | None:
-    for run in result_runs:
-        event = run.first(key)
-        if event is not None:
-            return Logged(event.value, run.path, event.line)
-    return None
