@@ -105,6 +105,15 @@ def test_a_changed_byte_or_another_file_is_another_entry(tmp_path):
     assert cache.hits == 0 and cache.misses == 3
 
 
+def test_the_code_fingerprint_reads_every_file_it_names():
+    """Each file whose code shapes an entry is read, wherever the core keeps it: one missing would
+    fall back on the version alone, and an edited model would serve entries of the old one."""
+    from mlperf_audit.reading import cache
+
+    core = Path(cache.__file__).resolve().parents[1]
+    assert [name for name in cache.FINGERPRINTED if not (core / name).is_file()] == []
+
+
 @pytest.mark.parametrize("damage", [b"", b"garbage", b"\xe3\x01\x00"])
 def test_a_damaged_entry_is_a_miss(tmp_path, damage):
     cache = ParseCache(tmp_path / "cache")

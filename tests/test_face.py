@@ -224,7 +224,7 @@ def test_statistics_count_findings_by_rule(round_copy):
 def test_machine_formats_keep_every_finding(round_copy):
     break_line(round_copy / BERT / "result_3.txt", 64)
     report = json.loads(run("check", "Dell", "--format", "json", cwd=round_copy).stdout)
-    schema = json.loads((Path(causes.__file__).parent / "schemas/report-v1.schema.json").read_text())
+    schema = json.loads((Path(causes.__file__).parents[1] / "schemas/report-v1.schema.json").read_text())
     jsonschema.validate(report, schema)
     assert sum(report["summary"][s] for s in ("error", "warning", "info")) == len(report["findings"])
     assert report["summary"]["info"] > 0 and len([f for f in report["findings"] if f["caused_by"]]) >= 3

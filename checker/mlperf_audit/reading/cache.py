@@ -111,13 +111,17 @@ def secure_directory(path: Path) -> str | None:
     return directory_problem(path)
 
 
+#: The core's files whose code shapes an entry, from the package's folder: a change to any of them is a new cache.
+FINGERPRINTED = ("reading/parser.py", "model.py", "reading/cache.py", "safety.py")
+
+
 def _code_fingerprint() -> bytes:
     """What the entries depend on besides the file: this parser, model and entry layout, this Python."""
     digest = hashlib.blake2b(sys.version.encode() + msgspec.__version__.encode(), digest_size=16)
-    here = Path(__file__).resolve().parent
-    for name in ("parser.py", "model.py", "cache.py", "safety.py"):
+    core = Path(__file__).resolve().parents[1]
+    for name in FINGERPRINTED:
         try:
-            digest.update((here / name).read_bytes())
+            digest.update((core / name).read_bytes())
         except OSError:  # a zipped install: fall back on the version
             from .._version import __version__
 
