@@ -17,7 +17,7 @@ import pytest
 
 from mlperf_audit import hookimpl, rulesets
 from mlperf_audit.cli import build_parser
-from mlperf_audit.plugins import ENTRY_POINT_GROUP, PluginHost
+from mlperf_audit.engine.plugins import ENTRY_POINT_GROUP, PluginHost
 from mlperf_audit.testing import assert_case, load_cases, render_events
 
 REPO = Path(__file__).resolve().parent.parent
