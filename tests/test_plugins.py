@@ -18,7 +18,7 @@ from mlperf_audit import CheckContext, Finding, Rule, Run, Setting, Severity, ho
 from mlperf_audit.config import Config
 from mlperf_audit.engine.api import check
 from mlperf_audit.engine.plugins import DISABLE_AUTOLOAD_ENV, PluginHost
-from mlperf_audit.errors import PluginError
+from mlperf_audit.errors import AuditError, PluginError
 
 
 class _Rule(Rule):
@@ -353,6 +353,52 @@ def test_a_plugin_can_add_a_command(capsys):
     assert args.handler(args, host) == 0
     assert capsys.readouterr().out == "hello reviewer (training-4.1.0)\n"
     assert "audit" in build_parser(PluginHost()).format_help()  # the built-in audit command comes the same way
+
+
+def test_a_plugin_command_checks_and_scores_its_path_as_check_and_score_do(capsys, fixtures, tmp_path):
+    """`Command.checked` and `Command.scored` give a plugin's command the check and the scores of
+    the PATH it was given, under the reading options it declared, equal to the built-in commands'."""
+    import argparse
+
+    from mlperf_audit import Command, reading_options
+    from mlperf_audit.cli import build_parser
+    from mlperf_audit.engine.api import score
+
+    class Tally(Command):
+        name = "tally"
+        help = "errors and the fastest score"
+
+        def parents(self) -> list[argparse.ArgumentParser]:
+            return [reading_options(jobs="check benchmark folders")]
+
+        def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+            parser.add_argument("path")
+
+        def run(self, args: argparse.Namespace, host: PluginHost) -> int:
+            report = self.checked(args, host)
+            errors = sum(f.severity is Severity.ERROR for f in report.findings)
+            minutes = sorted(s.score_minutes for s in self.scored(args, host) if s.score_minutes is not None)
+            print(f"{errors} {minutes[0] if minutes else None}")
+            return 1 if errors else 0
+
+    class TallyPlugin:
+        @hookimpl
+        def mlperf_audit_register_commands(self) -> list[Command]:
+            return [Tally()]
+
+    host = PluginHost(plugins=[("tally", TallyPlugin())])
+    demo = fixtures / "demo"
+    argv = ["tally", str(demo), "--no-cache", "--ruleset", "training-4.1.0"]
+    args = build_parser(host).parse_args(argv)
+    code = args.handler(args, host)
+    config = Config(ruleset="training-4.1.0")  # cache_dir None: no cache, as --no-cache
+    errors = sum(f.severity is Severity.ERROR for f in check(demo, config, host).findings)
+    fastest = min(s.score_minutes for s in score(demo, config, host) if s.score_minutes is not None)
+    assert capsys.readouterr().out == f"{errors} {fastest}\n"
+    assert code == (1 if errors else 0) and errors > 0
+    missing = build_parser(host).parse_args(["tally", str(tmp_path / "nothing")])
+    with pytest.raises(AuditError, match="no such file or folder"):
+        missing.handler(missing, host)
 
 
 def test_a_plugin_that_returns_no_command_is_named(capsys):

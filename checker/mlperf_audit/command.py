@@ -1,18 +1,31 @@
 """What a command plugin builds on, light enough for the public API to import: `Command`, the
-type of every subcommand (built-in or a plugin's), and `reading_options`, the argparse parent
-parser of the options of a command that reads a PATH as `check` does. The commands themselves, and
+type of every subcommand (built-in or a plugin's), with `checked` and `scored` to check or score
+the PATH it was given; `reading_options`, the argparse parent parser of the options of a command
+that reads a PATH as `check` does; and the preamble of such a command (`prepare`: the PATH
+exists, its outputs are allowed, the configuration of its round) and its progress bar. The
+engine, and rich's progress display, are imported when first used. The built-in commands, and
 what they share beyond this, are in `mlperf_audit.commands`."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import os
-from typing import TYPE_CHECKING, ClassVar
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Sequence
 
-from .config import KNOWN_RULESETS
+from .config import KNOWN_RULESETS, Config, load_config
+from .errors import TargetError
+from .reading.discovery import submission_of_part
+from .safety import output_path, visible
+from .terminal import Screen
 
 if TYPE_CHECKING:
     from .engine.plugins import PluginHost
+    from .report import Report
+    from .scores import BenchmarkScore
 
 
 class Command:
@@ -40,6 +53,36 @@ class Command:
 
     def run(self, args: argparse.Namespace, host: PluginHost) -> int:
         raise NotImplementedError(f"{type(self).__name__}.run")
+
+    def checked(self, args: argparse.Namespace, host: PluginHost, *, score: bool = False) -> Report:
+        """Check the PATH a command built on `reading_options()` was given (`args.path`), as `check`
+        does: the reading options choose the ruleset, configuration and cache, a progress bar shows
+        on a terminal, and the check's report is returned (with every folder's score if `score`).
+        A missing PATH or a refused configuration raises an `AuditError` (exit 2)."""
+        from .engine.api import check
+
+        prepared = prepare(args, args.path)
+        with progress(args, "checking") as show:
+            return check(
+                prepared.target,
+                prepared.config,
+                host,
+                progress=show,
+                jobs=max(1, getattr(args, "jobs", 1)),
+                score=score,
+            )
+
+    def scored(self, args: argparse.Namespace, host: PluginHost) -> list[BenchmarkScore]:
+        """The score of every benchmark folder under the PATH a command built on `reading_options()`
+        was given (`args.path`), as `score` computes them (from a kept check of the same tree when
+        there is one)."""
+        from .engine.api import scored
+
+        prepared = prepare(args, args.path)
+        with progress(args, "scoring") as show:
+            return scored(prepared.target, prepared.config, host, jobs=max(1, getattr(args, "jobs", 1)), progress=show)[
+                1
+            ]
 
 
 def reading_options(*, partial: bool = True, jobs: str | None = None) -> argparse.ArgumentParser:
@@ -96,3 +139,111 @@ def add_progress_option(command: argparse.ArgumentParser) -> None:
     command.add_argument(
         "--no-progress", action="store_true", help="no progress display on a terminal's standard error"
     )
+
+
+def checked_target(given: str) -> tuple[Path, str | None]:
+    """The folder to check for the PATH `given`, and a note when it is not `given` itself: a
+    submission's `results/` or `systems/` folder is checked as the submission around it (its
+    results need its system descriptions), which every later step (configuration, cache, where
+    output may be written) then takes as the checked PATH."""
+    target = Path(given)
+    submission = submission_of_part(target)
+    if submission is None:
+        return target, None
+    part = Path(os.path.abspath(target)).name
+    return submission, (
+        f"{visible(given)} is the {part}/ folder of the submission {visible(submission.name)}: "
+        f"the whole submission was checked ({visible(str(submission))})"
+    )
+
+
+def noted(config: Config, note: str | None) -> Config:
+    return dataclasses.replace(config, notes=config.notes + (note,)) if note else config
+
+
+def must_exist(given: str) -> None:
+    if not os.path.lexists(given):
+        raise TargetError(f"{visible(given)}: no such file or folder")
+
+
+@dataclasses.dataclass(frozen=True)
+class Prepared:
+    """What a command that reads a PATH starts from: the folder it checks and its configuration."""
+
+    target: Path
+    config: Config
+
+
+def prepare(
+    args: argparse.Namespace,
+    given: str,
+    outputs: Sequence[str | None] = (),
+    *,
+    also_checked: Sequence[Path] = (),
+    ruleset: str | None = None,
+    **settings: Any,
+) -> Prepared:
+    """The preamble of a command that reads the PATH `given`: it exists; the folder to check
+    (`checked_target`); each of `outputs` allowed (outside it and `also_checked`), refused before
+    the minutes a check takes, not after; and the configuration of its round from the reading
+    options (`reading_options`) and `settings` (`load_config`'s), noting what was checked."""
+    must_exist(given)
+    target, note = checked_target(given)
+    for output in outputs:
+        if output:
+            output_path(output, [target, *also_checked])
+    config = load_config(
+        target=target,
+        config_file=getattr(args, "config", None),
+        trust_tree_config=getattr(args, "trust_tree_config", False),
+        ruleset=ruleset or args.ruleset,
+        partial=getattr(args, "partial", None),
+        cache_dir=args.cache_dir,
+        use_cache=not args.no_cache,
+        **settings,
+    )
+    return Prepared(target, noted(config, note))
+
+
+class Progress:
+    """A progress bar with a time estimate on standard error while a command reads a PATH: shown
+    only on a terminal (never in a pipe, a file or a CI log), cleared when the work is done.
+    Called as `show(done, total)` (result files); refreshed by those calls only, so no thread
+    runs beside the worker processes the check forks."""
+
+    def __init__(self, what: str) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as RichProgress
+
+        self.what = what
+        self.bar = RichProgress(
+            TextColumn("mlperf-audit: {task.description}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("result files", markup=False),
+            TimeRemainingColumn(),
+            console=Screen.of(sys.stderr).console(sys.stderr),
+            transient=True,
+            auto_refresh=False,
+        )
+        self.task = self.bar.add_task(what, total=None)
+
+    def __enter__(self) -> "Progress":
+        self.bar.start()
+        self.bar.refresh()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.bar.stop()
+
+    def __call__(self, done: int, total: int) -> None:
+        self.bar.update(self.task, completed=done, total=total)
+        self.bar.refresh()
+
+
+def progress(args: argparse.Namespace, what: str) -> Any:
+    """A context that gives the `progress` callback of a command's work (None where nothing is
+    shown: --no-progress, or standard error is not a terminal)."""
+    if getattr(args, "no_progress", False) or sys.stderr is None or not Screen.of(sys.stderr).live:
+        return contextlib.nullcontext(None)
+    return Progress(what)

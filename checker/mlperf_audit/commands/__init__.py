@@ -13,25 +13,22 @@ its outputs are allowed, the configuration of its round), the progress line, and
 from __future__ import annotations
 
 import argparse
-import contextlib
-import dataclasses
-import os
 import sys
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
-from rich.progress import Progress as RichProgress
-
 from ..command import Command as Command
+from ..command import Prepared as Prepared
+from ..command import checked_target as checked_target
+from ..command import must_exist as must_exist
+from ..command import noted as noted
+from ..command import prepare as prepare
+from ..command import progress as progress
 from ..command import reading_options as reading_options
-from ..config import Config, load_config
 from ..engine.plugins import PluginHost
-from ..errors import AuditError, TargetError
+from ..errors import AuditError
 from ..formats import Format, as_files, formats_of, lookup
-from ..reading.discovery import submission_of_part
-from ..safety import output_path, visible, write_text
-from ..terminal import Screen
+from ..safety import write_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -65,115 +62,10 @@ def add_command(commands: Any, command: Command, formats: Mapping[str, Format]) 
     return parser
 
 
-def checked_target(given: str) -> tuple[Path, str | None]:
-    """The folder to check for the PATH `given`, and a note when it is not `given` itself: a
-    submission's `results/` or `systems/` folder is checked as the submission around it (its
-    results need its system descriptions), which every later step (configuration, cache, where
-    output may be written) then takes as the checked PATH."""
-    target = Path(given)
-    submission = submission_of_part(target)
-    if submission is None:
-        return target, None
-    part = Path(os.path.abspath(target)).name
-    return submission, (
-        f"{visible(given)} is the {part}/ folder of the submission {visible(submission.name)}: "
-        f"the whole submission was checked ({visible(str(submission))})"
-    )
-
-
-def noted(config: Config, note: str | None) -> Config:
-    return dataclasses.replace(config, notes=config.notes + (note,)) if note else config
-
-
-def must_exist(given: str) -> None:
-    if not os.path.lexists(given):
-        raise TargetError(f"{visible(given)}: no such file or folder")
-
-
-@dataclasses.dataclass(frozen=True)
-class Prepared:
-    """What a command that reads a PATH starts from: the folder it checks and its configuration."""
-
-    target: Path
-    config: Config
-
-
-def prepare(
-    args: argparse.Namespace,
-    given: str,
-    outputs: Sequence[str | None] = (),
-    *,
-    also_checked: Sequence[Path] = (),
-    ruleset: str | None = None,
-    **settings: Any,
-) -> Prepared:
-    """The preamble of a command that reads the PATH `given`: it exists; the folder to check
-    (`checked_target`); each of `outputs` allowed (outside it and `also_checked`), refused before
-    the minutes a check takes, not after; and the configuration of its round from the reading
-    options (`reading_options`) and `settings` (`load_config`'s), noting what was checked."""
-    must_exist(given)
-    target, note = checked_target(given)
-    for output in outputs:
-        if output:
-            output_path(output, [target, *also_checked])
-    config = load_config(
-        target=target,
-        config_file=getattr(args, "config", None),
-        trust_tree_config=getattr(args, "trust_tree_config", False),
-        ruleset=ruleset or args.ruleset,
-        partial=getattr(args, "partial", None),
-        cache_dir=args.cache_dir,
-        use_cache=not args.no_cache,
-        **settings,
-    )
-    return Prepared(target, noted(config, note))
-
-
 def output_format(host: PluginHost, kind: str, name: str) -> Format:
     """The format `name` of the registry for a document of `kind` (a usage error naming the closest
     one otherwise)."""
     return lookup(host.formats, kind, name)
-
-
-class Progress:
-    """A progress bar with a time estimate on standard error while a command reads a PATH: shown
-    only on a terminal (never in a pipe, a file or a CI log), cleared when the work is done.
-    Called as `show(done, total)` (result files); refreshed by those calls only, so no thread
-    runs beside the worker processes the check forks."""
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-        self.bar = RichProgress(
-            TextColumn("mlperf-audit: {task.description}", markup=False),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("result files", markup=False),
-            TimeRemainingColumn(),
-            console=Screen.of(sys.stderr).console(sys.stderr),
-            transient=True,
-            auto_refresh=False,
-        )
-        self.task = self.bar.add_task(what, total=None)
-
-    def __enter__(self) -> "Progress":
-        self.bar.start()
-        self.bar.refresh()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.bar.stop()
-
-    def __call__(self, done: int, total: int) -> None:
-        self.bar.update(self.task, completed=done, total=total)
-        self.bar.refresh()
-
-
-def progress(args: argparse.Namespace, what: str) -> Any:
-    """A context that gives the `progress` callback of a command's work (None where nothing is
-    shown: --no-progress, or standard error is not a terminal)."""
-    if getattr(args, "no_progress", False) or sys.stderr is None or not Screen.of(sys.stderr).live:
-        return contextlib.nullcontext(None)
-    return Progress(what)
 
 
 def write(text: str, output: str | None, checked: Sequence[Path] = (), append: bool = False) -> None:
