@@ -240,6 +240,22 @@ POLICY = (
 )
 
 
+#: The charting library the page inlines (`vendor/vendored.json` records each file's version and SHA-256).
+VENDORED = (("d3.min.js", "d3.LICENSE"), ("plot.umd.min.js", "plot.LICENSE"))
+
+
+def _vendor_text(name: str) -> str:
+    import importlib.resources
+
+    return (importlib.resources.files(__name__) / "vendor" / name).read_text(encoding="utf-8")
+
+
+@functools.cache
+def vendored_notice() -> str:
+    """The licences of the vendored libraries, which their ISC terms ask to go with every copy."""
+    return "\n\n".join(_vendor_text(licence) for _, licence in VENDORED)
+
+
 def _escaped(value: Any) -> Markup:
     """Every value a template writes: markup the templates built (a macro's table, a plot drawn
     here) as it is, anything else `visible` and escaped (both quotes included)."""
