@@ -60,18 +60,41 @@ def curves(result: BenchmarkResult) -> list[Curve]:
     return found
 
 
-def folder_plots(scores: list[BenchmarkScore], found: dict[str, list[Curve]]) -> list[FolderPlotData]:
+def curve_points(result: BenchmarkResult) -> list[tuple[str, list[tuple[float, float]]]]:
+    """`curves` as plain values, which the cache of whole checks can keep (`engine.api`): the
+    report of an unchanged tree is answered from it, curves included."""
+    return [(curve.name, curve.points) for curve in curves(result)]
+
+
+curve_points.plain = True  # type: ignore[attr-defined]
+
+
+def _as_curves(kept: Any) -> list[Curve]:
+    """`curve_points`'s values, as computed or as read back from the cache (lists for tuples)."""
+    return [Curve(name, [(x, y) for x, y in points]) for name, points in kept]
+
+
+def unit_title(facts: reference.benchmarks.Benchmark) -> str:
+    """The convergence axis's title: what the logged key counts where the work model names it
+    (bert's `epoch_num` counts 512-token sequences), and the key itself."""
+    if facts.work is None:
+        return facts.convergence_key
+    return f"{facts.work.unit}s ({facts.convergence_key})"
+
+
+def folder_plots(scores: list[BenchmarkScore], found: dict[str, Any]) -> list[FolderPlotData]:
     """Each benchmark folder's plot data: the convergence curves (collected in the check's pass)
     against the unit and quality its benchmark logs, and its score (the runs' times, the highest
     utilisation of the accelerators' peak, the envelope)."""
     plots = []
     by_path = {s.path: s for s in scores}
-    for path, folder_curves in found.items():
+    for path, kept in found.items():
+        folder_curves = _as_curves(kept)
         result = by_path.get(path)
         benchmark = result.benchmark if result is not None else path.rsplit("/", 1)[-1]
         facts = reference.benchmarks.facts(benchmark)
         quality = facts.curve_metric or "eval_accuracy"
-        plots.append(FolderPlotData(path, folder_curves, facts.convergence_key, quality, result))
+        plots.append(FolderPlotData(path, folder_curves, unit_title(facts), quality, result))
     return plots
 
 
@@ -110,7 +133,7 @@ class HtmlReport(Command):
         jobs = max(1, args.jobs)
         # one discovery and one parse of each log: the check, the scores and the curves
         with progress(args, "checking") as show:
-            review = api.review(target, prepared.config, host, show, jobs=jobs, score=True, collect=curves)
+            review = api.review(target, prepared.config, host, show, jobs=jobs, score=True, collect=curve_points)
         report, scores = review.report, list(review.scores)
         document = HtmlReportDocument(report, scores, folder_plots(scores, review.collected))
         write_text(output, rendered(fmt, HTML_REPORT, document), [target])

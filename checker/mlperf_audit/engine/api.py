@@ -131,8 +131,8 @@ def review(
     config = config or Config()
     host = host or PluginHost()
     submitters = list(submitters) if submitters is not None else None  # read twice (an iterator would not be)
-    # taken before anything is read; a collecting pass (the report's curves) keeps no outcome: no state
-    state = tree_state(Path(path), config) if config.cache_dir is not None and collect is None else None
+    # taken before anything is read
+    state = tree_state(Path(path), config) if config.cache_dir is not None else None
     tree = discover(path)
     config = _configured(tree, config, host)  # the round of the whole repository, even for some submitters
     if submitters is not None:
@@ -192,7 +192,7 @@ def _checked(
         state,
         host,
         config,
-        "check" if collect is None else "collect",
+        "check" if collect is None else _collect_kind(collect),
         lambda parsing: run_checks(
             tree, host, parsing, progress, jobs, score=score, collect=collect, keep_scores=keep_scores
         ),
@@ -201,6 +201,15 @@ def _checked(
     if outcome.kept and progress is not None:
         progress(tree.result_file_count, tree.result_file_count)
     return outcome
+
+
+def _collect_kind(collect: Collect) -> str:
+    """The kind of a collecting pass's kept outcome: the collector by name (the code digest of the
+    key covers its source). A collector keeps its outcome only if it says it returns plain values
+    (`collect.plain = True`: lists, tuples, strings, numbers), which read back as lists."""
+    if not getattr(collect, "plain", False):
+        return "collect"
+    return f"collect {collect.__module__}.{collect.__qualname__}"
 
 
 def _kept_or_done(
@@ -216,8 +225,8 @@ def _kept_or_done(
 ) -> CheckOutcome:
     """`work`'s outcome, or the one kept from the same `kind` of work (or of `also_kept_by`, whose
     outcomes hold what this work computes) on the same tree. A first look at a PATH keeps no parsed
-    files (`CheckCache.seen_before`); what a command collects (the report's curves) is not kept,
-    only its parsed files. `state` is the tree's `tree_state` taken before discovery read it: the
+    files (`CheckCache.seen_before`); what a command collects (the report's curves) is kept with
+    the outcome only from a collector of plain values (`_collect_kind`). `state` is the tree's `tree_state` taken before discovery read it: the
     outcome is kept only if the tree is still in that state once the work is done."""
     if config.cache_dir is None:
         return work(config)
@@ -225,7 +234,7 @@ def _kept_or_done(
     kinds = [kind] + ([also_kept_by] if also_kept_by else [])
     keys = (
         None
-        if kind == "collect" or state is None
+        if kind == "collect" or state is None  # a collector of objects keeps nothing
         else check_keys(state, config, host.plugins, score=True, submitters=submitters, kinds=kinds)
     )
     for key in keys or ():

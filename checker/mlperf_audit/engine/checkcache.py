@@ -63,6 +63,9 @@ class _Stored(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_field
     fallback: str | None
     scores: list[BenchmarkScore]
     unreported: dict[str, int]
+    #: what a collecting pass gathered (the report's curves), as plain values; last, so that an
+    #: entry written before it was kept still reads
+    collected: dict[str, Any] = {}
 
 
 class _Seen(msgspec.Struct, array_like=True, frozen=True, forbid_unknown_fields=True):
@@ -98,7 +101,7 @@ class CheckCache(ParseCache):
             frozenset({os.getpid()}),  # no folder was checked by any process this time
             None,
             list(entry.scores),
-            {},
+            dict(entry.collected),
             dict(entry.unreported),
             kept=True,
         )
@@ -117,14 +120,9 @@ class CheckCache(ParseCache):
         return False
 
     def store_outcome(self, key: str, outcome: CheckOutcome) -> None:
-        if (
-            outcome.collected
-            or outcome.unreadable
-            or outcome.unscored
-            or any(finding.rule == INTERNAL_RULE for finding in outcome.findings)
-        ):
-            return  # what a command collected is not plain data; a crash, a failed read or a failed
-            # scorer is not a verdict to keep (a later `score` would find no score where it fails)
+        if outcome.unreadable or outcome.unscored or any(finding.rule == INTERNAL_RULE for finding in outcome.findings):
+            return  # a crash, a failed read or a failed scorer is not a verdict to keep (a later
+            # `score` would find no score where it fails)
         try:
             blob = _ENCODER.encode(
                 _Stored(
@@ -136,6 +134,7 @@ class CheckCache(ParseCache):
                     outcome.parallel_fallback,
                     outcome.scores,
                     outcome.unreported,
+                    outcome.collected,  # plain values: `api.review` keeps only a plain collector's
                 )
             )
         except (OverflowError, RecursionError, TypeError, ValueError):  # a value msgpack cannot hold
