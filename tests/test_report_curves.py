@@ -20,7 +20,6 @@ over every `result_*.txt` of /work/rounds/v5.1, so that CI needs no published ro
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,8 @@ from mlperf_audit import reference, rulesets
 from mlperf_audit.commands.report import curves
 from mlperf_audit.model import BenchmarkFolder, BenchmarkResult
 from mlperf_audit.reading.parser import parse_log
+from report_browser import Page
+from test_report import page_data
 
 ROUND = "training-5.1.0"
 #: Three evaluations per benchmark, as a real log of it writes them: (metadata, value). The figures
@@ -156,13 +157,18 @@ def test_the_report_draws_a_curve_for_every_run(cli, tmp_path: Path) -> None:
     runs = write_package(tmp_path / "v5.1")
     page = tmp_path / "report.html"
     cli("report", str(tmp_path / "v5.1"), "--ruleset", ROUND, "-o", str(page))
-    html = page.read_text()
-    folders = re.findall(r"<div class='folder'><h3>([^<]*)</h3>.*?</div></div>", html, re.DOTALL)
-    assert sorted(folders) == sorted(runs)
-    for path, count in runs.items():
-        section = html[html.index(f"<h3>{path}</h3>") :].split("</div></div>", 1)[0]
-        plots = re.findall(r'<svg class="plot convergence".*?</svg>', section, re.DOTALL)
-        assert len(plots) == 1, path
-        assert re.findall(r"<title>(result_\d+)</title></polyline>", plots[0]) == [
-            f"result_{i}" for i in range(count)
-        ], path
+    folders = page_data(page)["folders"]
+    assert sorted(f["path"] for f in folders) == sorted(runs)
+    with Page(page, tmp_path / "profile") as browser:
+        assert browser.errors() == []
+        for folder in folders:
+            assert [c["run"] for c in folder["curves"]] == [f"result_{i}" for i in range(runs[folder["path"]])]
+            # drawn: one path per run in the folder's convergence chart, titled with its run
+            titles = browser.evaluate(
+                f"[...document.querySelectorAll('#{folder['id']} g.run-curve path')].map(p => p.textContent)"
+            )
+            # (a run not counted says so after its name)
+            assert sorted(t.split(" ")[0] for t in titles) == [f"result_{i}" for i in range(runs[folder["path"]])]
+            unit = reference.benchmarks.facts(folder["benchmark"]).convergence_key
+            axis = browser.evaluate(f"document.querySelector('#{folder['id']} svg[aria-label]').textContent")
+            assert f"({unit})" in axis or f"{unit} →" in axis, folder["path"]
