@@ -20,7 +20,7 @@ import functools
 import hashlib
 import importlib.resources
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Sequence
 
 from markupsafe import Markup
 
@@ -157,6 +157,12 @@ def _score_data(s: BenchmarkScore) -> dict[str, Any]:
     }
 
 
+def _plotted(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """A curve's points to six significant digits, finer than a chart shows: a round's curves
+    are half the page's data at full precision."""
+    return [(float(f"{x:.6g}"), float(f"{y:.6g}")) for x, y in points]
+
+
 def page_data(document: HtmlReportDocument) -> dict[str, Any]:
     """Everything the page shows, as plain data for its JSON block."""
     report = document.report
@@ -190,7 +196,9 @@ def page_data(document: HtmlReportDocument) -> dict[str, Any]:
         entry.update(_score_data(result) if result is not None else {"runs": []})
         entry["unit"] = plot.unit if plot is not None else None
         entry["quality"] = plot.quality if plot is not None else None
-        entry["curves"] = [{"run": c.name, "points": c.points} for c in plot.curves] if plot is not None else []
+        entry["curves"] = (
+            [{"run": c.name, "points": _plotted(c.points)} for c in plot.curves] if plot is not None else []
+        )
         folders.append(entry)
     verdict = {0: "passed", 1: "failed", 2: "incomplete"}[report.exit_code]
     return {

@@ -276,8 +276,8 @@
     section.append(chart({
       ariaLabel: `${benchmark}: score against accelerators`, width: 640,
       x: {type: "log", label: "accelerators →", grid: true, domain: powersAround(results.map((f) => f.accelerators)),
-        ticks: powersOfTwo(results.map((f) => f.accelerators)), tickFormat: "~s"},
-      y: {type: "log", label: "↑ score (min)", grid: true, nice: true},
+        ticks: powersOfTwo(results.map((f) => f.accelerators)), tickFormat: "d"},
+      y: {type: "log", label: "↑ score (min)", grid: true, nice: true, tickFormat: "~g"},
       color: {legend: true, scheme: PALETTE}, marks,
     }, `${results.length} results; red rings: faster per accelerator than the hardware allows`));
     const flagged = results.filter(beyond);
