@@ -46,10 +46,27 @@ def vendored_notice() -> str:
     return "\n\n".join(_package_text("vendor", licence) for _, licence in VENDORED)
 
 
+def _ascii_script(text: str) -> str:
+    """A script with every character beyond ASCII as its JavaScript escape: the libraries hold a
+    soft hyphen, a zero-width space and a variation selector, which no output of this tool may
+    (`safety.visible`). Each sits in a string, template or regular-expression literal (checked
+    for the vendored versions), where the escape means the same character."""
+    return "".join(
+        char if char in "\t\n" or " " <= char <= "~" else "".join(f"\\u{unit:04x}" for unit in _utf16(char))
+        for char in text
+    )
+
+
+def _utf16(char: str) -> tuple[int, ...]:
+    data = char.encode("utf-16-be")
+    return tuple(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
+
+
 @functools.cache
 def scripts() -> tuple[str, ...]:
     """The page's scripts, in order: d3, Plot (which reads d3's global), ours."""
-    return tuple(_package_text("vendor", name) for name, _ in VENDORED) + (_package_text("report.js"),)
+    vendored = tuple(_ascii_script(_package_text("vendor", name)) for name, _ in VENDORED)
+    return vendored + (_ascii_script(_package_text("report.js")),)
 
 
 def _hash(script: str) -> str:
@@ -126,6 +143,7 @@ def _score_data(s: BenchmarkScore) -> dict[str, Any]:
         "rcp_factor": s.rcp_factor,
         "rcp_status": s.rcp_status,
         "accelerator_minutes": s.accelerator_minutes,
+        "work_rate": s.work_rate,
         "energy_joules": s.energy_joules,
         "spread": f"Run-to-run spread: {s.spread.describe()}",
         "note": s.note,

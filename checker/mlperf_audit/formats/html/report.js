@@ -204,6 +204,7 @@
       `score ${fixed(folder.score, 3)} min`,
       folder.rcp_factor !== undefined ? `RCP factor ${fixed(folder.rcp_factor, 4)} ${label(folder.rcp_status)}` : null,
       folder.accelerator_minutes ? `${Math.round(folder.accelerator_minutes).toLocaleString("en")} accelerator-minutes` : null,
+      folder.work_rate ? `${Number(folder.work_rate.toPrecision(6)).toLocaleString("en")} work per accelerator-minute` : null,
       folder.energy_joules ? `energy ${(folder.energy_joules / 1e6).toFixed(2)} MJ` : null,
       folder.envelope ? `envelope: ${folder.envelope.factor.toFixed(2)} of the bound (${folder.envelope.bound})` : null,
       folder.utilisation ? `peak: ${(100 * folder.utilisation.value).toFixed(1)}% of ${folder.utilisation.peak}` : null,
