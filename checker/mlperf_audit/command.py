@@ -41,9 +41,11 @@ class Command:
     description: ClassVar[str | None] = None
     epilog: ClassVar[str | None] = None
     #: The kind of document it writes (`formats.documents`): the command gets `--format`, whose
-    #: choices are the registered formats of that kind (plugins' included), "text" by default.
+    #: choices are the registered formats of that kind (plugins' included), `default_format` by default.
     document: ClassVar[str | None] = None
     format_help: ClassVar[str | None] = None
+    #: The `--format` given none: a command whose document has no text rendering names another.
+    default_format: ClassVar[str] = "text"
 
     def parents(self) -> list[argparse.ArgumentParser]:
         return []

@@ -56,7 +56,10 @@ def add_command(commands: Any, command: Command, formats: Mapping[str, Format]) 
     command.add_arguments(parser)
     if command.document is not None:
         parser.add_argument(
-            "--format", default="text", choices=formats_of(formats, command.document), help=command.format_help
+            "--format",
+            default=command.default_format,
+            choices=formats_of(formats, command.document),
+            help=command.format_help,
         )
     parser.set_defaults(handler=command.run)
     return parser

@@ -1,5 +1,5 @@
 """Output formats: each turns a document into text: the check's `Report`, and the documents of
-`score`, `compare`, `audit`, `reproduce` and `report` (`formats.documents`, one kind each). Plugins
+`score`, `compare`, `audit`, `reproduce`, `report` and `export` (`formats.documents`, one kind each). Plugins
 add formats through the `mlperf_audit_register_formats` hook, each declaring the kinds it renders;
 this module registers the built-in ones the same way, and every command looks its `--format` up
 among the formats of its kind (`lookup`).
@@ -28,7 +28,7 @@ from ..report import Report
 from ..safety import json_document, no_workflow_commands, visible
 from ..suggest import did_you_mean
 from ..terminal import Screen, render
-from .documents import AUDIT, CHECK, COMPARISON, HTML_REPORT, KINDS, RECIPE, SCORES
+from .documents import AUDIT, CHECK, COMPARISON, EXPORT, HTML_REPORT, KINDS, RECIPE, SCORES
 
 #: What a format renders a document into: its text, or the texts of several files (`Format.companions`).
 Rendered = str | tuple[str, ...]
@@ -38,7 +38,7 @@ Rendered = str | tuple[str, ...]
 class Format:
     """An output format: `render` turns the check's `Report` into text (None: the format renders no
     check report), and `documents` renders each further kind of document it declares
-    (`formats.documents`: SCORES, COMPARISON, AUDIT, RECIPE, HTML_REPORT) into text."""
+    (`formats.documents`: SCORES, COMPARISON, AUDIT, RECIPE, HTML_REPORT, EXPORT) into text."""
 
     name: str
     description: str
@@ -365,12 +365,13 @@ JSON = Format(
         COMPARISON: _deferred("comparison", "json_document_of"),
         AUDIT: _deferred("audit", "json_document_of"),
         RECIPE: _deferred("recipe", "json_document_of"),
+        EXPORT: _deferred("export", "json_document_of"),
     },
 )
 CSV = Format(
     "csv",
     "the official summarizer's two tables of scores: FILE.csv and FILE_detailed.csv",
-    documents={SCORES: _deferred("score_tables", "csv_document")},
+    documents={SCORES: _deferred("score_tables", "csv_document"), EXPORT: _deferred("export", "csv_document")},
     extension=".csv",
     companions=("_detailed",),
 )
@@ -378,6 +379,11 @@ HTML = Format(
     "html",
     "a self-contained HTML page with plots, for reviewers",
     documents={HTML_REPORT: _deferred("html", "render_document")},
+)
+SUMMARY_JSON = Format(
+    "summary-json",
+    "the official result summarizer's JSON summary (its strong-scaling table's rows) of export's results",
+    documents={EXPORT: _deferred("export", "summary_json")},
 )
 
 
@@ -390,6 +396,7 @@ def mlperf_audit_register_formats() -> list[Format]:
         JSON,
         CSV,
         HTML,
+        SUMMARY_JSON,
         Format("sarif", "SARIF 2.1.0 for code scanning (github/codeql-action/upload-sarif)", ci.render_sarif),
         Format("junit", "JUnit XML: a test suite per benchmark folder, a test case per run", ci.render_junit),
         Format("github", "GitHub workflow commands: annotations on the offending lines", ci.render_github),

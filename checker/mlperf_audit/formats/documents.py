@@ -8,7 +8,7 @@ path of the package opens from the current folder); never how it was computed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 from ..report import Report
 from ..scores import BenchmarkScore
@@ -31,7 +31,9 @@ AUDIT = "audit"
 RECIPE = "recipe"
 #: `report`: `HtmlReportDocument`.
 HTML_REPORT = "html-report"
-KINDS = (CHECK, SCORES, COMPARISON, AUDIT, RECIPE, HTML_REPORT)
+#: `export`: `ExportDocument`.
+EXPORT = "export"
+KINDS = (CHECK, SCORES, COMPARISON, AUDIT, RECIPE, HTML_REPORT, EXPORT)
 
 
 def _as_given(path: str) -> str:
@@ -112,3 +114,29 @@ class HtmlReportDocument:
     report: Report
     scores: list[BenchmarkScore]
     folders: list[FolderPlotData]
+
+
+#: Findings counted by severity ("error", "warning", "info"; "waived" for the waived ones).
+SeverityCounts = Mapping[str, int]
+
+
+@dataclass(frozen=True)
+class ExportedTree:
+    """What `export` keeps of one PATH once its check is done: the round's ruleset, every benchmark
+    folder's score and the findings counted per folder and per result file, never the report."""
+
+    path: str  # as the user gave it
+    ruleset: str
+    scores: Sequence[BenchmarkScore]
+    #: by (submitter, system, benchmark) folder names, as `BenchmarkScore` names them
+    folder_findings: Mapping[tuple[str | None, str | None, str], SeverityCounts]
+    #: by result file, as `RunScore.file` names it
+    file_findings: Mapping[str, SeverityCounts]
+
+
+@dataclass(frozen=True)
+class ExportDocument:
+    """Every result (every run with `runs`) of one or more PATHs, one tidy table."""
+
+    trees: Sequence[ExportedTree]
+    runs: bool = False

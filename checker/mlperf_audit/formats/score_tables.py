@@ -10,6 +10,7 @@ import csv
 import io
 import math
 import textwrap
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..reference import rulesets
@@ -137,7 +138,7 @@ def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, open
     return no_workflow_commands("\n".join([lines[0], *(wrapped(line, screen) for line in lines[1:])]) + "\n")
 
 
-def _csv_value(value: Any) -> Any:
+def csv_value(value: Any) -> Any:
     """As pandas writes it: floats by repr, None as an empty cell. A number (the tool's own, or a
     JSON number of a description) stays a number, a negative one included; anything else is text
     from the package (a description's field may hold anything, a list included) and is written as
@@ -168,21 +169,33 @@ def _sort_value(value: Any) -> tuple[Any, ...]:
     return (2, _shown(value))
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    def key(row: dict[str, Any]) -> tuple[Any, ...]:
-        # pandas sort_values(by=all columns), whatever types a column mixes
-        return tuple(_sort_value(row[c]) for c in columns)
+def sorted_rows(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
+    """`rows` in the summarizer's order: pandas sort_values(by=all columns), whatever types a column mixes."""
+    return sorted(rows, key=lambda row: tuple(_sort_value(row[c]) for c in columns))
 
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
-    for row in sorted(rows, key=key):
-        writer.writerow([_csv_value(row[c]) for c in columns])
+    for row in sorted_rows(rows, columns):
+        writer.writerow([csv_value(row[c]) for c in columns])
     return no_workflow_commands(buffer.getvalue())  # a row starts with the description's division
 
 
-def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
-    """The summarizer's strong-scaling table (a row per system) and its detailed table."""
+@dataclass(frozen=True)
+class SummaryTables:
+    """The summarizer's two tables, unsorted: its strong-scaling table (a row per system, a column
+    per benchmark) and its detailed table, each with its columns in order."""
+
+    wide: list[dict[str, Any]]
+    wide_columns: list[str]
+    detailed: list[dict[str, Any]]
+    detailed_columns: list[str]
+
+
+def summary_tables(scores: list[BenchmarkScore], ruleset: str) -> SummaryTables:
+    """The rows of the summarizer's strong-scaling and detailed tables."""
     benchmarks = list(rulesets.get(ruleset).benchmarks)
     systems: dict[tuple[Any, Any], dict[str, Any]] = {}
     details: dict[tuple[Any, Any], dict[str, Any]] = {}
@@ -209,7 +222,13 @@ def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
     detail_columns = (
         SPEC_COLUMNS + [f"{b}:{m}" for b in benchmarks for m in DETAIL_METRICS] + ["details_url", "code_url"]
     )
-    return _table(list(systems.values()), wide_columns), _table(list(details.values()), detail_columns)
+    return SummaryTables(list(systems.values()), wide_columns, list(details.values()), detail_columns)
+
+
+def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
+    """The summarizer's strong-scaling table (a row per system) and its detailed table."""
+    tables = summary_tables(scores, ruleset)
+    return _table(tables.wide, tables.wide_columns), _table(tables.detailed, tables.detailed_columns)
 
 
 def text_document(document: ScoresDocument) -> str:
