@@ -94,7 +94,9 @@ def _count(value: Any) -> int | None:
 
 def _accelerator_minutes(score: BenchmarkScore) -> float | None:
     accelerators = _count(score.accelerators)
-    if score.score_minutes is None or not accelerators:
+    if (
+        score.score_minutes is None or accelerators is None or accelerators <= 0
+    ):  # a description's count may be anything
         return None
     return score.score_minutes * accelerators
 
