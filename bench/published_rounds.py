@@ -6,8 +6,8 @@ named `vX.Y` or `training_results_vX.Y`), it runs with default settings (`--rule
 `check`, `score`, `audit` and `report`, and records their exit codes and internal errors, the
 ruleset inferred, the result folders with an error, the findings by rule and severity. With
 `--official`, it also runs the official package checker and result summarizer of the pinned
-mlperf-logging, per submitter, on a temporary copy, and counts the scores equal to the official
-ones. Nothing is written into a round.
+mlperf-logging, per submitter, on a temporary copy, and counts the scores of `score`, and the
+`score_minutes` of `export`, equal to the official ones. Nothing is written into a round.
 
 Every error and warning on a published result needs a review in
 `docs/published-rounds-reviews.yaml`: a rule, a path glob, a verdict (`true-problem`,
@@ -121,6 +121,9 @@ class RoundResult:
     official_scores: int | None = None
     equal_scores: int | None = None
     score_differences: list[str] = field(default_factory=list)
+    #: `export`'s score_minutes against the official ones (with --official)
+    export_equal: int | None = None
+    export_differences: list[str] = field(default_factory=list)
 
     def total(self, severity: str) -> int:
         return sum(n for (_, sev), n in self.by_rule.items() if sev == severity)
@@ -230,6 +233,23 @@ def official_scores(root: Path, version: str, work: Path) -> dict[str, float]:
     return found
 
 
+def equal_score(mine: float | None, official: float) -> bool:
+    return mine is not None and (mine == official or abs(mine - official) <= 1e-9 * abs(official))
+
+
+def exported_scores(root: Path, out: Path, jobs: int) -> tuple[int, str, dict[str, float | None]]:
+    """`mlperf-audit export ROOT`'s score_minutes per submitter/system/benchmark folder (its `path`
+    column: the folders' names, as the official summarizer's files are keyed), with its exit code
+    and standard error."""
+    code, err, _ = run_tool("export", root, out, jobs)
+    rows = json.loads(out.read_text())["rows"] if out.is_file() else []
+    scores = {}
+    for row in rows:
+        submitter, _, system, benchmark = row["path"].split("/")
+        scores[f"{submitter}/{system}/{benchmark}"] = row["score_minutes"]
+    return code, err, scores
+
+
 def audit_round(
     path: Path, reviews: list[Review], mirrors: Path | None, official: bool, jobs: int, keep: Path | None = None
 ) -> RoundResult:
@@ -264,10 +284,21 @@ def audit_round(
             result.equal_scores = 0
             for key, value in sorted(theirs.items()):
                 mine = ours.get(key)
-                if mine is not None and (mine == value or abs(mine - value) <= 1e-9 * abs(value)):
+                if equal_score(mine, value):
                     result.equal_scores += 1
                 else:
                     result.score_differences.append(f"{key}: official {value}, mlperf-audit {mine}")
+            code, err, exported = exported_scores(path, work / "export.json", jobs)
+            if code != 0 or "Traceback" in err:
+                result.internal_errors.append(
+                    f"export: exit {code}: {err.strip().splitlines()[-1] if err.strip() else ''}"
+                )
+            result.export_equal = 0
+            for key, value in sorted(theirs.items()):
+                if equal_score(exported.get(key), value):
+                    result.export_equal += 1
+                else:
+                    result.export_differences.append(f"{key}: official {value}, export {exported.get(key)}")
     result.ruleset = report.get("ruleset", "")
     result.inferred = next((n for n in report.get("config", {}).get("notes", []) if "inferred" in n), "")
     target = report.get("target", {})
@@ -302,6 +333,7 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
     rows = []
     for r in results:
         scores = "-" if r.official_scores is None else f"{r.equal_scores}/{r.official_scores}"
+        exported = "-" if r.export_equal is None else f"{r.export_equal}/{r.official_scores}"
         rows.append(
             [
                 f"v{r.name}",
@@ -317,6 +349,7 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
                 len(r.unreviewed),
                 r.scores,
                 scores,
+                exported,
                 len(r.missing),
             ]
         )
@@ -337,6 +370,7 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
                 "unreviewed",
                 "scores",
                 "equal to official",
+                "export equal to official",
                 "missing (snapshot)",
             ],
             tablefmt="github",
@@ -364,6 +398,11 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
             out.append(
                 "\nScores that differ from the official summarizer's:\n\n"
                 + "\n".join(f"- {d}" for d in r.score_differences[:20])
+            )
+        if r.export_differences:
+            out.append(
+                "\nexport's scores that differ from the official summarizer's:\n\n"
+                + "\n".join(f"- {d}" for d in r.export_differences[:20])
             )
         secs = ", ".join(f"{c} {r.seconds[c]:.0f} s" for c in COMMANDS if c in r.seconds)
         out.append(f"\nTimes (2 cores): {secs}.")
