@@ -6,6 +6,7 @@ scores and its findings counted per folder and per file are kept before the next
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from typing import Iterable
@@ -86,7 +87,9 @@ class Export(Command):
         trees = []
         crashed = False
         for index, (given, each) in enumerate(zip(args.paths, prepared)):
-            what = f"exporting {visible(given)}" + (f" ({index + 1}/{len(prepared)})" if len(prepared) > 1 else "")
+            # the folder's own name: a bar is one line, and a whole path would push the count off it
+            name = visible(os.path.basename(os.path.normpath(given)) or given)
+            what = f"exporting {name}" + (f" ({index + 1}/{len(prepared)})" if len(prepared) > 1 else "")
             with progress(args, what) as show:
                 report = check(each.target, each.config, host, progress=show, jobs=max(1, args.jobs), score=True)
             for note in report.config.notes:
