@@ -13,7 +13,11 @@ from typing import Any
 
 import pytest
 
+from mlperf_audit.cli import build_parser
+from mlperf_audit.commands.export import Export
+from mlperf_audit.engine.plugins import PluginHost
 from mlperf_audit.formats.export import RESULT_COLUMNS, RUN_COLUMNS, round_of
+from test_plugins import RulesPlugin, _Rule
 
 REPO = Path(__file__).resolve().parent.parent
 SEVERITIES = {"error": "errors", "warning": "warnings", "info": "infos"}
@@ -177,3 +181,28 @@ def test_a_second_path_is_refused_before_the_first_is_read(cli, fixtures, tmp_pa
     """Every PATH must exist and the output lie outside each before minutes of checking start."""
     result = cli("export", str(fixtures / "training_results_v6.0"), str(tmp_path / "missing"), "--no-progress")
     assert result.code == 2 and "missing" in result.err and result.out == ""
+
+
+def test_a_rule_that_crashes_exits_2_with_the_table_written(fixtures, tmp_path, capsys):
+    """A crash is no verdict: the exit code says the counts are incomplete (CHK001 among them)."""
+
+    class Crashing(_Rule):
+        """Crashes.
+
+        How to fix: nothing.
+        """
+
+        code = "TST002"
+        name = "crashing"
+
+        def check(self, run: Any, context: object) -> Any:
+            raise ZeroDivisionError("boom")
+
+    host = PluginHost(plugins=[("adhoc", RulesPlugin(Crashing))])
+    out = tmp_path / "table.csv"
+    tree = fixtures / "training_results_v6.0"
+    args = build_parser(host).parse_args(["export", str(tree), "-o", str(out), "--no-cache", "--jobs", "1"])
+    assert Export().run(args, host) == 2
+    assert "a rule crashed while checking" in capsys.readouterr().err
+    rows = list(csv.DictReader(out.open(encoding="utf-8", newline="")))
+    assert rows and all(int(row["errors"]) > 0 for row in rows)  # each folder's CHK001, counted
