@@ -80,7 +80,7 @@ def mlperf_audit_register_formats() -> list[Format]:
     A format has a unique ``name`` (the value of ``--format``), a one-line ``description``, a
     ``render(report) -> str`` function that turns a ``mlperf_audit.Report`` into text (or None),
     and ``documents``: for each further kind of document it renders
-    (``mlperf_audit.formats.documents``: scores, comparison, audit, recipe, html-report), a
+    (``mlperf_audit.formats.documents``: scores, comparison, audit, recipe, html-report, export), a
     function that turns that document into text; the command of that kind then offers it.
     With ``quotes=True`` the check quotes the lines its findings at warning or above point at into
     the report (``Report.evidence``, ``Report.quote(path, line)``), as ``--format objection`` needs.
