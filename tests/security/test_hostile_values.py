@@ -564,7 +564,9 @@ def run_every_command(host, package: Path, pristine: Path, claims: Path, root: P
     """Every command that reads a package, each in the `turn`-th of its formats (round the list):
     the six turns 0 to 5 run every format of every command."""
     commands = package_commands(host)
-    assert set(commands) == {"check", "score", "compare", "audit", "report", "reproduce"}, "a new command to cover"
+    assert set(commands) == {"check", "score", "compare", "audit", "report", "reproduce", "export"}, (
+        "a new command to cover"
+    )
     argvs = {
         "check": [str(package), "--score"],
         "score": [str(package)],
@@ -572,6 +574,7 @@ def run_every_command(host, package: Path, pristine: Path, claims: Path, root: P
         "audit": [str(package), "--claims", str(claims), "--baseline", str(pristine)],
         "report": [str(package), "-o", str(root / "report.html")],
         "reproduce": [str(package / "results" / SYSTEM / "ssd")],
+        "export": [str(package), str(pristine), *(["--runs"] if turn % 2 else [])],
     }
     for command, formats in commands.items():
         fmt = formats[turn % len(formats)]

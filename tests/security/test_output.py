@@ -621,8 +621,9 @@ def test_every_format_neutralises_any_finding_text(
 
 #: The commands that read a package, each run by the fuzzing below with every format it writes;
 #: the others (rules, explain, plugins, formats, cache) print nothing a package wrote.
-PACKAGE_COMMANDS = {"check", "score", "compare", "audit", "report", "reproduce"}
+PACKAGE_COMMANDS = {"check", "score", "compare", "audit", "report", "reproduce", "export"}
 REPRODUCE_FORMATS = ("text", "markdown", "json")
+EXPORT_FORMATS = ("csv", "json", "summary-json")
 
 
 def test_the_fuzzing_runs_every_command_that_reads_a_package():
@@ -633,6 +634,8 @@ def test_the_fuzzing_runs_every_command_that_reads_a_package():
     reproduce = commands.choices["reproduce"]
     (option,) = [action for action in reproduce._actions if action.dest == "format"]
     assert set(option.choices or ()) == set(REPRODUCE_FORMATS)
+    (option,) = [action for action in commands.choices["export"]._actions if action.dest == "format"]
+    assert set(option.choices or ()) == set(EXPORT_FORMATS)
 
 
 def _file_name(text: str) -> str:
@@ -687,6 +690,9 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
                 ["reproduce", str(folder), "--format", fmt, "-o", str(out / f"reproduce.{fmt}")]
                 for fmt in REPRODUCE_FORMATS
             ],
+            ["export", str(root), "-o", str(out / "export.csv")],
+            ["export", str(root), "--runs", "--format", "json", "-o", str(out / "export.json")],
+            ["export", str(root), "--format", "summary-json", "-o", str(out / "export-summary.json")],
         ]
         assert {argv[0] for argv in commands} == PACKAGE_COMMANDS
         for argv in commands:
@@ -698,11 +704,11 @@ def test_every_writing_command_neutralises_fuzzed_names_and_values(name, value):
         for name in formats:
             _check_format(name, (out / f"check.{name}").read_bytes().decode("utf-8"), count)
         assert_json((out / "baseline.json").read_bytes(), "baseline")
-        for file in ("score.json", "compare.json", "audit.json"):
+        for file in ("score.json", "compare.json", "audit.json", "export.json", "export-summary.json"):
             assert_json((out / file).read_bytes(), file)
         for file in ("score.txt", "compare.txt", "audit.txt"):
             assert_plain((out / file).read_bytes().decode("utf-8"), file)
-        for file in ("score.csv", "score_detailed.csv"):
+        for file in ("score.csv", "score_detailed.csv", "export.csv"):
             assert_csv((out / file).read_bytes().decode("utf-8"), file)
         assert_html((out / "report.html").read_bytes().decode("utf-8"), "report")
         assert_plain((out / "reproduce.text").read_bytes().decode("utf-8"), "reproduce text")
