@@ -113,6 +113,17 @@ def test_a_near_miss_is_a_configuration_error_naming_the_right_one(
     assert len(result.err.strip().splitlines()) == 1 and str(work / name) in result.err
 
 
+@pytest.mark.parametrize("table", ["mlperf", "mlperf-audit-example"])
+def test_another_tools_table_that_shares_a_prefix_is_passed_over(cli, tree, work, monkeypatch, table):
+    """`[tool.mlperf]` or a plugin's own `[tool.mlperf-audit-example]` is another tool's table, not a
+    misspelt `[tool.mlperf-audit]`: a pyproject.toml anywhere above the current folder holding one
+    must not stop every check (a name that is a prefix or an extension of ours is no typo)."""
+    (work / "pyproject.toml").write_text(f'[project]\nname = "x"\n[tool.{table}]\nsetting = 1\n')
+    monkeypatch.chdir(work / "notes" / "today")
+    result = cli("check", str(tree))
+    assert result.code == 1 and "is not read" not in result.err, result.err
+
+
 def test_a_configuration_found_above_inside_path_is_still_tree_configuration(cli, tree, monkeypatch):
     """Run from a folder inside the package, the package's own file, found above, is obeyed only
     where it makes the checks stricter; --trust-tree-config obeys it whole."""

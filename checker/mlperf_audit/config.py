@@ -19,6 +19,7 @@ user's, and a cache folder is used only if the user owns it and nobody else can 
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import tomllib
@@ -191,8 +192,11 @@ def _near_miss(names: Iterable[object]) -> str | None:
     for name in tables:
         if _squashed(name) == _squashed(TABLE):
             return name
-    close = suggest.closest(TABLE, tables, count=1, cutoff=0.8)
-    return close[0] if close else None
+    # similar names only: `suggest.closest` would also offer a stem or an extension of ours, and
+    # `[tool.mlperf]` or a plugin's `[tool.mlperf-audit-example]` is another tool's table, no typo
+    by_folded = {name.casefold(): name for name in tables}
+    close = difflib.get_close_matches(TABLE, list(by_folded), n=1, cutoff=0.8)
+    return by_folded[close[0]] if close else None
 
 
 def _table(path: Path) -> dict[str, Any] | None:
