@@ -48,7 +48,8 @@
       systems.set(key, {
         submitter: folder.submitter, system: folder.system, division: folder.division,
         availability: folder.availability, accelerator: folder.accelerator,
-        accelerators: folder.accelerators, cells: {},
+        // no prototype: a benchmark folder may be named `__proto__` or `constructor`
+        accelerators: folder.accelerators, cells: Object.create(null),
       });
     }
     systems.get(key).cells[folder.benchmark] = folder;
