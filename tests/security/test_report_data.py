@@ -1,14 +1,23 @@
-"""The HTML report's data block is read by our script: no name a package chooses may stop the
-page from showing itself, whatever object property that name happens to spell."""
+"""The HTML report's data: no name a package chooses may stop the page from showing itself,
+whatever object property that name happens to spell, and the data costs time linear in the
+number of systems and findings a package brings."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
 
+from mlperf_audit.config import Config
+from mlperf_audit.engine.api import check
+from mlperf_audit.formats.documents import HtmlReportDocument
+from mlperf_audit.formats.html import page_data
+from mlperf_audit.model import Finding, Severity
+from mlperf_audit.scores import BenchmarkScore, RunScore
 from report_browser import Page
 
+from .test_growth import assert_linear, operations
 from .test_output import package
 
 
@@ -34,3 +43,37 @@ def test_a_benchmark_folder_named_after_an_object_property_cannot_stop_the_repor
             ".map(r => [...r.querySelectorAll(\"td[data-column^='b:']\")].map(c => c.textContent !== ''))"
         )
         assert sorted(cells) == [[False, True], [True, False]]
+
+
+def _document_of_systems(report, count: int) -> HtmlReportDocument:
+    """`count` systems of one benchmark folder each, and two findings in each folder."""
+    scores = [
+        BenchmarkScore(
+            "S",
+            f"sys{index}",
+            "ssd",
+            f"S/results/sys{index}/ssd",
+            (RunScore(f"S/results/sys{index}/ssd/result_0.txt", 10.0, "ok", 1000.0),),
+            5,
+            10.0,
+            1.0,
+            1.0,
+        )
+        for index in range(count)
+    ]
+    findings = tuple(
+        Finding("LOG001", "x", Severity.WARNING, "m", path=f"S/results/sys{index}/ssd/result_{run}.txt")
+        for index in range(count)
+        for run in range(2)
+    )
+    return HtmlReportDocument(dataclasses.replace(report, findings=findings), scores, [])
+
+
+def test_the_report_places_findings_in_folders_in_linear_operations(tmp_path):
+    """The attack: thousands of systems, each with a folder and its findings. Each finding was
+    matched against every folder to find the one it lies in: systems x findings operations."""
+    report = check(package(tmp_path / "p"), Config(cache_dir=None))
+    small, large = (_document_of_systems(report, count) for count in (150, 600))
+    assert len(page_data(large)["findings"]) == 1200
+    assert page_data(large)["folders"][599]["findings"]["warning"] == 2
+    assert_linear(operations(lambda: page_data(small)), operations(lambda: page_data(large)), "report data")
