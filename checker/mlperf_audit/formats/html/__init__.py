@@ -20,7 +20,7 @@ import functools
 import hashlib
 import importlib.resources
 import json
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Container, Sequence
 
 from markupsafe import Markup
 
@@ -117,15 +117,18 @@ def _run_name(file: str) -> str:
     return name[: -len(".txt")] if name.endswith(".txt") else name
 
 
-def _folder_of(path: str | None, folders: list[str]) -> str | None:
-    """The benchmark folder a finding's path lies in (the longest that holds it), if any."""
+def _folder_of(path: str | None, folders: Container[str]) -> str | None:
+    """The benchmark folder a finding's path lies in (the longest that holds it), if any: looked
+    up by each of the path's folders, longest first, so that a package of thousands of systems
+    never costs its findings times its folders."""
     if path is None:
         return None
-    best = None
-    for folder in folders:
-        if (path == folder or path.startswith(folder + "/")) and (best is None or len(folder) > len(best)):
-            best = folder
-    return best
+    end = len(path)
+    while end >= 0:
+        if path[:end] in folders:
+            return path[:end]
+        end = path.rfind("/", 0, end)
+    return None
 
 
 def _score_data(s: BenchmarkScore) -> dict[str, Any]:
@@ -191,7 +194,7 @@ def page_data(document: HtmlReportDocument) -> dict[str, Any]:
     findings = []
     counts: dict[str, dict[str, int]] = {path: {"error": 0, "warning": 0, "info": 0} for path in paths}
     for f in report.findings:
-        folder = _folder_of(f.path, paths)
+        folder = _folder_of(f.path, ids)
         if folder is not None and not f.waived_by:
             counts[folder][f.severity.value] = counts[folder].get(f.severity.value, 0) + 1
         findings.append(
