@@ -14,6 +14,10 @@ from hypothesis import strategies as st
 
 from mlperf_audit.reading.parser import TOKEN, parse_log
 
+#: The suite explores a fixed set of examples, so that CI is repeatable; to hunt for new crashes, run
+#: `MLPERF_AUDIT_EXPLORE=2000 make test` (random examples, as many as asked).
+EXPLORE = int(os.environ.get("MLPERF_AUDIT_EXPLORE", "0"))
+
 json_scalars = (
     st.none()
     | st.booleans()
@@ -48,7 +52,9 @@ def parse_bytes(data: bytes):
         return parse_log(path, "result_0.txt")
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=EXPLORE or 300, derandomize=not EXPLORE, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.lists(st.binary(max_size=200) | st.builds(lambda b: TOKEN + b, st.binary(max_size=200)), max_size=20))
 @example([b"\r\x00"])  # CR alone ends the first line: the NUL is on line 2 (found by a random run on 3.12)
 def test_arbitrary_bytes_never_raise(lines):
@@ -62,7 +68,7 @@ def test_arbitrary_bytes_never_raise(lines):
     assert [e.line for e in run.events] == sorted({e.line for e in run.events})
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=EXPLORE or 200, derandomize=not EXPLORE, deadline=None)
 @given(st.lists(st.tuples(noise, records), min_size=1, max_size=15), st.booleans())
 def test_valid_records_round_trip_with_physical_lines(items, with_noise_lines):
     lines, expected = [], []
@@ -118,11 +124,6 @@ def _mutated(records: list[dict], mutations: list[tuple]) -> str:
 
 def _records(path: Path) -> list[dict]:
     return [json.loads(line.split(":::MLLOG ", 1)[1]) for line in path.read_text().splitlines() if ":::MLLOG " in line]
-
-
-#: The suite explores a fixed set of examples, so that CI is repeatable; to hunt for new crashes, run
-#: `MLPERF_AUDIT_EXPLORE=2000 make test` (random examples, as many as asked).
-EXPLORE = int(os.environ.get("MLPERF_AUDIT_EXPLORE", "0"))
 
 
 @settings(
