@@ -542,14 +542,9 @@ class _Reader:
         try:
             record = self.decode(text)
         except RecursionError:
-            sink.add(
-                Problem.TOO_DEEP,
-                # the message of the depth bound below: which one a record meets depends on the
-                # Python (3.13's decoder goes deeper than 3.11's), the finding must not
-                f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
-                lineno,
-                hint=_DEEP_HINT,
-            )
+            # the depth bound below, met by the decoder first: which one a record meets depends on
+            # the Python (3.13's decoder goes deeper than 3.11's), the finding must not
+            _too_deep(sink, lineno)
             return
         except ValueError as error:
             message = getattr(error, "msg", str(error))
@@ -572,12 +567,7 @@ class _Reader:
             return
         # a line with few brackets cannot nest deeply: only the rare others are measured
         if text.count("[") + text.count("{") > MAX_JSON_DEPTH and json_depth(record) > MAX_JSON_DEPTH:
-            sink.add(
-                Problem.TOO_DEEP,
-                f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
-                lineno,
-                hint=_DEEP_HINT,
-            )
+            _too_deep(sink, lineno)
             return
         event = _to_event(record, flags, self.path, lineno, sink)
         if event is not None:
@@ -617,6 +607,15 @@ def _parse_stream(stream: BinaryIO, path: str, events: list[LogEvent], sink: _Is
 
 
 _DEEP_HINT = "No MLLOG record nests more than a few levels; remove the line, or log the value flat."
+
+
+def _too_deep(sink: _IssueSink, lineno: int) -> None:
+    sink.add(
+        Problem.TOO_DEEP,
+        f"record nests JSON too deeply (over {MAX_JSON_DEPTH} levels); not parsed",
+        lineno,
+        hint=_DEEP_HINT,
+    )
 
 
 def json_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> int:
