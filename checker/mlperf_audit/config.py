@@ -11,7 +11,10 @@ Where a file may come from is a security decision, because a package must not be
 off its own checks. A file inside the checked PATH, or inside the git repository that holds PATH
 (a pull request can edit both), is *tree configuration*: it is obeyed only where it makes the
 checks stricter (``select`` may add rules, never remove them; ``fail-on`` may only go lower), and
-the report names every key it dropped. ``--trust-tree-config`` obeys it whole. ``cache-dir`` is
+the report names every key it dropped. It may name the round (``ruleset``): that is the
+submitter's own repository saying which round its package is for; the report's header says the
+file named it, PKG020 still compares the logs' dates with it, and a folder above the submissions
+that names another round wins over it. ``--trust-tree-config`` obeys it whole. ``cache-dir`` is
 never taken from tree configuration, trusted or not: where the tool keeps its cache is the
 user's, and a cache folder is used only if the user owns it and nobody else can write to it
 (`mlperf_audit.reading.cache.secure_directory`).
@@ -54,6 +57,14 @@ class Config:
     fail_on: str = "error"
     ruleset: str = DEFAULT_RULESET  # "auto" until the package is discovered (api.resolve_ruleset)
     ruleset_inferred: bool = False  # `auto` resolved from the package (api.resolve_ruleset), not named by the user
+    #: What named the round in force ("option", "configuration", "tree configuration" or "folder"),
+    #: and which file or folder did: said in every report's header and metadata (`ruleset_named_by`).
+    #: Empty: nothing named it (`auto` took the newest round allowing every benchmark).
+    ruleset_from: str = ""
+    ruleset_where: str = ""
+    #: When nothing named the round: the round the logs' dates fit instead of the one taken, if they
+    #: fit another (`rulesets.dates_fit_another`; PKG024 reports it). Empty otherwise.
+    ruleset_dates_fit: str = ""
     partial: bool = False  # missing runs are pending, not failures (a submitter's what-if)
     waivers: str | None = None  # a waivers file (mlperf_audit.waivers)
     baseline: str | None = None  # a baseline file: only new findings are reported
@@ -75,6 +86,11 @@ class Config:
             "ignore": list(self.ignore),
             "fail_on": self.fail_on,
             "ruleset": self.ruleset,
+            "ruleset_from": {
+                "kind": self.ruleset_kind,
+                "where": self.ruleset_where or None,
+                "text": self.ruleset_named_by(),
+            },
             "partial": self.partial,
             "waivers": self.waivers,
             "baseline": self.baseline,
@@ -83,6 +99,29 @@ class Config:
             # only when set, so that a report without plugin settings reads as it did before they existed
             **({"plugins": {name: dict(values) for name, values in self.plugins}} if self.plugins else {}),
         }
+
+    @property
+    def ruleset_kind(self) -> str:
+        """What named the round: "option", "configuration", "tree configuration", "folder" or "none"
+        (a `Config` built with a named ruleset, as the API allows, counts as configuration)."""
+        if self.ruleset_from:
+            return self.ruleset_from
+        return "none" if self.ruleset_inferred or self.ruleset == DEFAULT_RULESET else "configuration"
+
+    def ruleset_named_by(self) -> str:
+        """Where the round in force comes from, as the report's header says it."""
+        where = self.ruleset_where
+        if self.ruleset_kind == "configuration" and not where:
+            return "named by the configuration"
+        if self.ruleset_from == "option":
+            return "named by --ruleset"
+        if self.ruleset_from == "configuration":
+            return f"named by {where}"
+        if self.ruleset_from == "tree configuration":
+            return f"named by {where}, inside the checked tree"
+        if self.ruleset_from == "folder":
+            return f"named by the folder '{where}'"
+        return "not named: the newest round allowing every benchmark"
 
     def describe(self) -> str:
         ignore = ",".join(self.ignore) or "-"
@@ -145,13 +184,20 @@ def _lies_in(path: Path, root: Path) -> bool:
 
 #: What tree configuration may do: make checks stricter, never relax or redirect them.
 STRICTER_ONLY = ("select", "fail-on")
+#: What tree configuration may also do: name the round its package belongs to (a submitter's own
+#: repository checked by its owner, on the command line or in pre-commit). The logs' dates still
+#: guard it (PKG020), a folder above the submissions that names another round wins over it
+#: (`api.resolve_ruleset`), and the Action never reads the checked tree's configuration at all.
+TREE_NAMES = ("ruleset",)
 
 
 def _stricter_only(config: Config, table: dict[str, Any], where: Path) -> tuple[Config, list[str]]:
     """Applies the keys of an untrusted `table` that make checks stricter; returns the keys dropped."""
     _apply(config, table, where)  # invalid values are errors whoever wrote them
-    dropped = sorted(key for key in table if key not in STRICTER_ONLY)
+    dropped = sorted(key for key in table if key not in STRICTER_ONLY + TREE_NAMES)
     changes: dict[str, Any] = {}
+    if "ruleset" in table:
+        changes["ruleset"] = _ruleset(table["ruleset"], where)
     if "select" in table and "ALL" not in config.select:
         added = tuple(code for code in _strings(table["select"], "select", where) if code not in config.select)
         changes["select"] = config.select + added
@@ -422,6 +468,40 @@ def _ruleset(value: Any, where: Path | str) -> str:
     return str(value)
 
 
+def _from_file(
+    config: Config, path: Path, table: dict[str, Any], shown: str, target: Path, trusted: bool, notes: list[str]
+) -> Config:
+    """`config` with the file `path`'s `table` applied (tree configuration only where it makes the
+    checks stricter or names the round, unless `trusted`); what is not obeyed is added to `notes`."""
+    table = _relative_to_file(table, path)
+    where_from = in_tree(path, target)
+    file_cache_dir = table.get("cache-dir")
+    table = {key: value for key, value in table.items() if key != "cache-dir"}
+    if where_from and not trusted:
+        config, dropped = _stricter_only(config, table, path)
+        if dropped:
+            notes.append(
+                f"{shown} is {where_from}: obeyed only where it makes the checks stricter or names the round; "
+                f"not obeyed: {', '.join(dropped)} (pass --trust-tree-config to obey them)"
+            )
+    else:
+        config = _apply(config, table, path)
+    config = replace(config, sources=(str(path),))
+    if "ruleset" in table and config.ruleset != rulesets.AUTO:
+        kind = "tree configuration" if where_from else "configuration"
+        config = replace(config, ruleset_from=kind, ruleset_where=shown)
+    if file_cache_dir is not None:
+        _apply(Config(), {"cache-dir": file_cache_dir}, path)
+        if where_from:
+            notes.append(
+                f"{shown} is {where_from}: its cache-dir is never obeyed (a checked tree does not "
+                "choose where the cache is; use --cache-dir or $MLPERF_AUDIT_CACHE_DIR)"
+            )
+        else:
+            config = replace(config, cache_dir=file_cache_dir)
+    return config
+
+
 def load_config(
     *,
     target: Path,
@@ -438,10 +518,12 @@ def load_config(
     cache_dir: str | None = None,
     use_cache: bool = True,
     discover: bool = True,
+    config_label: str | None = None,
 ) -> Config:
     """Builds the configuration in force; raises ConfigError for anything invalid. Without
     `config_file`, the file is the nearest one above `cwd` (`find_config`), unless `discover` is
-    False (the GitHub Action: a base commit without configuration means the defaults)."""
+    False (the GitHub Action: a base commit without configuration means the defaults). The report
+    names the file as `config_label` says, if given (the Action's copy of the base commit's file)."""
     config = Config()
     cwd = cwd or Path(os.getcwd())
     notes: list[str] = []
@@ -457,30 +539,8 @@ def load_config(
         if found is not None:
             path, table = found
     if path is not None and table is not None:
-        shown = _shown(path, cwd, named=config_file is not None)
-        table = _relative_to_file(table, path)
-        where_from = in_tree(path, target)
-        file_cache_dir = table.get("cache-dir")
-        table = {key: value for key, value in table.items() if key != "cache-dir"}
-        if where_from and not trust_tree_config:
-            config, dropped = _stricter_only(config, table, path)
-            if dropped:
-                notes.append(
-                    f"{shown} is {where_from}: obeyed only where it makes the checks stricter; "
-                    f"not obeyed: {', '.join(dropped)} (pass --trust-tree-config to obey them)"
-                )
-        else:
-            config = _apply(config, table, path)
-        config = replace(config, sources=(str(path),))
-        if file_cache_dir is not None:
-            _apply(Config(), {"cache-dir": file_cache_dir}, path)
-            if where_from:
-                notes.append(
-                    f"{shown} is {where_from}: its cache-dir is never obeyed (a checked tree does not "
-                    "choose where the cache is; use --cache-dir or $MLPERF_AUDIT_CACHE_DIR)"
-                )
-            else:
-                config = replace(config, cache_dir=file_cache_dir)
+        shown = config_label or _shown(path, cwd, named=config_file is not None)
+        config = _from_file(config, path, table, shown, target, trust_tree_config, notes)
     cli: dict[str, Any] = {}
     if select is not None:
         cli["select"] = list(select)
@@ -498,6 +558,9 @@ def load_config(
         cli["baseline"] = baseline
     if cli:
         config = _apply(config, cli, "command line")
+        if "ruleset" in cli:  # `--ruleset auto` leaves the round to be taken from the package
+            named = config.ruleset != rulesets.AUTO
+            config = replace(config, ruleset_from="option" if named else "", ruleset_where="")
         config = replace(config, sources=config.sources + ("command line",))
     for key, named in (("waivers", config.waivers), ("baseline", config.baseline)):
         if named and _inside(Path(named), target) and not trust_tree_config:

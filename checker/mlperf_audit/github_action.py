@@ -268,8 +268,10 @@ def trusted_configuration(workspace: Path, commit: str, folder: Path) -> str | N
                 copy.write_bytes(_git("show", f"{commit}:{named}", cwd=workspace))
                 table[key] = str(copy)
         lines = [f"{json.dumps(key)} = {json.dumps(value)}" for key, value in table.items()]
-        (folder / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        return str(folder / "config.toml")
+        # named after the file and commit it was read from: the report says what named the round
+        written = folder / f"{name} at {commit[:12]}"
+        written.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return str(written)
     return None
 
 
@@ -377,6 +379,7 @@ def run() -> int:
             partial=options.partial,
             use_cache=options.use_cache,
             discover=False,  # nothing found around the runner's temp folder is the base commit's
+            config_label=Path(config_file).name if config_file else None,  # ".mlperf-audit.toml at <commit>"
         )
         previous = os.getcwd()
         os.chdir(workspace)  # paths in annotations and SARIF are relative to the repository root

@@ -25,7 +25,7 @@ from mlperf_audit import (
     hookimpl,
     rulesets,
 )
-from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.causes import DAMAGED_LOG, ROUND_NOT_NAMED
 from mlperf_audit_rules.support.history import LaterCheck, later_check
 from mlperf_audit_rules.support.official_compliance import (
     FALLBACK_CODE,
@@ -134,7 +134,8 @@ class ComplianceRule(RunRule):
 
     family: Family
     group = "compliance"  # hundreds of rules, one interpretation of the log: checked in one call
-    follows_from = DAMAGED_LOG  # a record lost to a broken line is then missing
+    # a record lost to a broken line is then missing; another round than the package's has other rules
+    follows_from = DAMAGED_LOG | ROUND_NOT_NAMED
 
     def check(self, run: Run, context: CheckContext) -> Iterable[Finding]:
         return self.check_group([self], run, context)

@@ -36,7 +36,7 @@ from mlperf_audit import (
     visible,
 )
 from mlperf_audit_rules.support import confusables, schemas
-from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.causes import DAMAGED_LOG, ROUND_NOT_NAMED
 from mlperf_audit_rules.support.directives import bypasses, known_directives
 from mlperf_audit_rules.support.history import later_check
 
@@ -259,6 +259,7 @@ class BadName(IssueRule):
     """
 
     code = "PKG015"
+    follows_from = ROUND_NOT_NAMED  # checked from a later round on
     problem = Problem.BAD_NAME
     name = "hidden-or-space-name"
     summary = "A name starts with a dot or contains a space."
@@ -373,14 +374,23 @@ class RulesetMismatch(TreeRule):
             return
         inference = rulesets.infer_tree(tree)
         named = context.ruleset
-        if inference.ruleset == named:
-            return
+        if inference.ruleset == named or _guessed_round(context, inference) is not None:
+            return  # PKG024 says it, and the findings of the round's rules follow from it
         if named not in inference.fits:
             unknown = sorted({f.benchmark for f in tree.benchmark_folders} - set(rulesets.get(named).benchmarks))
             yield self.finding(
                 f"{named} does not allow the package's benchmark folder(s) {', '.join(unknown)}; "
                 f"{inference.ruleset} fits: {inference.reason}",
                 hint=f"Check with --ruleset {inference.ruleset}, or --ruleset auto.",
+            )
+        elif inference.dated is not None and _after(inference.dated, named) and _named_by_tree(context):
+            yield self.finding(
+                f"the newest run was logged on {inference.dated}, after {named}'s publication "
+                f"({rulesets.window_text(named)}), and the round is {visible(context.config.ruleset_named_by())}: "
+                f"runs logged after a round was published cannot be its results; {inference.ruleset} fits: "
+                f"{inference.reason}",
+                hint=f'Name the round the package is for (ruleset = "{inference.ruleset}"), or check with '
+                f"--ruleset {inference.ruleset}.",
             )
         elif inference.dated is not None and not rulesets.within(inference.dated, named):
             yield self.finding(
@@ -390,6 +400,78 @@ class RulesetMismatch(TreeRule):
                 hint=f"If the package belongs to {inference.ruleset}, check with --ruleset {inference.ruleset}; "
                 "if it belongs to this round, its runs' clocks are wrong or the runs are reused.",
             )
+
+
+def _named_by_tree(context: CheckContext) -> bool:
+    """Whether the checked repository's own configuration named the round in force."""
+    return context.config.ruleset_from == "tree configuration"
+
+
+def _after(day: str, ruleset: str) -> bool:
+    """Whether a run logged on `day` was logged after `ruleset`'s publication (an estimated one: never)."""
+    version = ruleset.split("-", 1)[1]
+    if version not in rulesets.PUBLISHED or rulesets.PUBLISHED[version].startswith("~"):
+        return False
+    return day > rulesets.PUBLISHED[version]
+
+
+def _guessed_round(context: CheckContext, inference: rulesets.Inference) -> str | None:
+    """The round the logs' dates fit, when nothing named the round in force (no option, no
+    configuration, no folder above the submissions), the dates fall outside its window and inside
+    the window of another round that allows every benchmark; else None."""
+    if context.config.ruleset_from or not context.config.ruleset_inferred:
+        return None
+    return rulesets.dates_fit_another(context.ruleset, inference)
+
+
+class RoundNotNamed(TreeRule):
+    """Nothing names the round, and the logs' dates fit another round than the one taken.
+
+    What it checks: when neither `--ruleset`, a configuration (`ruleset = "training-X.Y.Z"`) nor a
+    folder above the submissions (`training_results_v5.1/`) names the round, the check takes the
+    newest round that allows every benchmark folder, never the one the logs' dates suggest (a package
+    that moved its clock back would choose older, laxer rules). This rule says when the package's
+    newest run was logged outside that round's window and inside another round's: the package is
+    most likely that round's, and every finding of a rule whose verdict depends on the round
+    (compliance, RCPs, seeds, the runs olympic scoring tolerates, the checker's options, the system
+    description's schema) follows from the choice, folded under this finding in the text output
+    (`caused_by` in the JSON).
+
+    Why it matters: a v5.1 package copied out of its results repository and checked with the 6.1
+    rules gets hundreds of errors that do not apply (AMD v5.1: 546 errors, `CMP1010 exactly one
+    'config_filename' record is required`). Leading with the round and its one-line fix turns a
+    flood into one screen.
+
+    Example: a copy of `training_results_v5.1/AMD` checked as `~/work/AMD`: training-6.1.0 is taken,
+    the runs were logged in October 2025, inside training-5.1.0's window.
+
+    How to fix: name the round the package is for: `--ruleset training-5.1.0`, or
+    `ruleset = "training-5.1.0"` in the repository's `.mlperf-audit.toml` (or
+    `[tool.mlperf-audit]` in `pyproject.toml`), or the `ruleset` input of the Action.
+    """
+
+    code = "PKG024"
+    name = "round-not-named"
+    summary = "Nothing names the round, and the logs' dates fit another round than the one taken."
+    severity = Severity.WARNING
+    scope = "tree"
+
+    def check(self, tree: Tree, context: CheckContext) -> Iterable[Finding]:
+        if not tree.benchmark_folders and not tree.loose_logs:
+            return
+        inference = rulesets.infer_tree(tree)
+        fits = _guessed_round(context, inference)
+        if fits is None:
+            return
+        taken = context.ruleset
+        benchmarks = ", ".join(sorted({f.benchmark for f in tree.benchmark_folders})) or "the logs'"
+        yield self.finding(
+            f"nothing names the round: {taken} was taken, the newest allowing {benchmarks}; but the newest "
+            f"run was logged on {inference.dated}, inside {fits}'s window ({rulesets.window_text(fits)}): "
+            f"what the round's rules find (compliance, RCPs, seeds) follows from this choice",
+            hint=f"If the package is for {fits}, check with --ruleset {fits}, or name it in the repository's "
+            f'.mlperf-audit.toml: ruleset = "{fits}". If it is for {taken}, name that round the same way.',
+        )
 
 
 class BenchmarkNameMismatch(RunRule):
@@ -670,6 +752,7 @@ class BypassInForce(BenchmarkRule):
     """
 
     code = "PKG017"
+    follows_from = ROUND_NOT_NAMED  # each round has its own options
     name = "bypass-in-force"
     summary = "A package_checker_params bypass is in force."
     severity = Severity.INFO
@@ -706,6 +789,7 @@ class UnknownDirective(BenchmarkRule):
     """
 
     code = "PKG018"
+    follows_from = ROUND_NOT_NAMED  # each round has its own options
     name = "unknown-checker-directive"
     summary = "package_checker_params holds an unknown directive."
     severity = Severity.ERROR
@@ -744,7 +828,7 @@ class TooManyFailedRuns(BenchmarkRule):
     """
 
     code = "PKG019"
-    follows_from = DAMAGED_LOG
+    follows_from = DAMAGED_LOG | ROUND_NOT_NAMED
     name = "too-many-failed-runs"
     summary = "More runs fail than olympic scoring tolerates."
     severity = Severity.ERROR
@@ -819,6 +903,7 @@ def apply_olympic_tolerance(findings: list[Finding], context: CheckContext) -> N
 
 RULES: list[type[Rule]] = [
     RulesetMismatch,
+    RoundNotNamed,
     UnreadableFolder,
     SpecialFile,
     BrokenLink,

@@ -22,7 +22,7 @@ from mlperf_audit import (
     rulesets,
 )
 from mlperf_audit_rules.support import convergence
-from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.causes import DAMAGED_LOG, ROUND_NOT_NAMED
 from mlperf_audit_rules.support.convergence import NO_RUN_COUNT, Verdict, shown, verdict_for
 
 #: A reference whose minimum acceptable mean is below this share of its mean accepts almost anything.
@@ -39,6 +39,7 @@ def _provisional(result: BenchmarkResult, context: CheckContext) -> str:
 
 class _RcpRule(BenchmarkRule):
     scope = "benchmark"
+    follows_from = ROUND_NOT_NAMED  # each round has its own RCPs
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         verdict = verdict_for(result, context)
@@ -118,7 +119,7 @@ class BatchSizeUndetected(_RcpRule):
     """
 
     code = "RCP003"
-    follows_from = DAMAGED_LOG
+    follows_from = DAMAGED_LOG | ROUND_NOT_NAMED
     name = "batch-size-undetected"
     summary = "The runs lack one common global_batch_size or benchmark."
     severity = Severity.ERROR

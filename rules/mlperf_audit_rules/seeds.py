@@ -21,7 +21,7 @@ from mlperf_audit import (
     Severity,
     hookimpl,
 )
-from mlperf_audit_rules.support.causes import DAMAGED_LOG
+from mlperf_audit_rules.support.causes import DAMAGED_LOG, ROUND_NOT_NAMED
 
 from .support import schemas
 from .support.directives import directive_in_force
@@ -66,7 +66,7 @@ def _as_int(value: Any) -> int | None:
 
 class _SeedRule(BenchmarkRule):
     scope = "benchmark"
-    follows_from = DAMAGED_LOG
+    follows_from = DAMAGED_LOG | ROUND_NOT_NAMED
 
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         if applies(result, context):

@@ -23,6 +23,7 @@ from mlperf_audit import (
     hookimpl,
 )
 from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support.causes import ROUND_NOT_NAMED
 from mlperf_audit_rules.support.history import LaterCheck, later_check
 
 SCHEMA = "system_description.schema.json"
@@ -76,6 +77,7 @@ class SystemSchema(SystemRule):
     """
 
     code = "SYS002"
+    follows_from = ROUND_NOT_NAMED  # each round has its own schema
     name = "system-description-schema"
     summary = "A system description misses a field or has a wrong value."
     severity = Severity.ERROR

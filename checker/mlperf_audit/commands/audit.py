@@ -37,7 +37,18 @@ from ..review.claims import claims_exit_code, judge_claim, load_claims
 from ..review.peers import baseline_rows, peer_rows
 from ..scores import Comparison
 from ..terminal import Screen
-from . import Command, checked_target, must_exist, output_format, prepare, progress, reading_options, rendered, write
+from . import (
+    Command,
+    UsageError,
+    checked_target,
+    must_exist,
+    output_format,
+    prepare,
+    progress,
+    reading_options,
+    rendered,
+    write,
+)
 
 EXIT_CODES = """\
 exit codes:
@@ -94,6 +105,15 @@ class Audit(Command):
             review = api.review(target, prepared.config, host, show, jobs=jobs, score=True)
         report, scores = review.report, list(review.scores)
         config = report.config  # the ruleset resolved for the package, as the check used it
+        if claimed and config.ruleset_dates_fit and not config.ruleset_from:
+            # a verdict on a claim may be filed as an objection: never one recomputed under a round guessed
+            raise UsageError(
+                f"the claims are not judged: nothing names the round, {config.ruleset} was taken (the newest "
+                f"allowing every benchmark), but the logs were written in {config.ruleset_dates_fit}'s window; "
+                f"name the round: --ruleset {config.ruleset_dates_fit} (or ruleset = "
+                f'"{config.ruleset_dates_fit}" in .mlperf-audit.toml), or --ruleset {config.ruleset} if the '
+                "results are that round's"
+            )
         codes: dict[tuple[Any, Any, Any], set[str]] = {}
         for finding in report.findings:
             if finding.severity.value != "info" and finding.rule[:3] in ("AUD", "FOR", "RCP", "PKG", "HYP"):

@@ -54,13 +54,14 @@ class Score(Command):
         target = prepared.target
         with progress(args, "scoring") as show:
             config, results = scored(target, prepared.config, host, jobs=max(1, args.jobs), progress=show)
-        for note in config.notes:
+        said = f"ruleset {config.ruleset}, {config.ruleset_named_by()}"
+        for note in (said, *config.notes):
             print(no_workflow_commands(f"note: {visible(note)}"), file=sys.stderr)
         document = ScoresDocument(
             results,
             config.ruleset,
             str(args.path),
-            config.notes,
+            (said, *config.notes),
             Screen.of(None if args.output else sys.stdout),
             lambda path: openable(str(args.path), path),
         )

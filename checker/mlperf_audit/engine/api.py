@@ -29,13 +29,43 @@ from .selection import select_rules
 
 
 def resolve_ruleset(tree: Tree, config: Config) -> Config:
-    """The configuration with `auto` replaced by the round `rulesets.choose` takes (said in a note); a
-    named ruleset is kept. Either way PKG020 says when the package does not fit the round in force."""
-    if config.ruleset != rulesets.AUTO:
+    """The configuration with `auto` replaced by the round `rulesets.choose` takes (said in a note),
+    and what named it (`Config.ruleset_from`: a folder above the submissions, or nothing); a round
+    named by the option or a configuration is kept, except that a folder above the submissions
+    naming another round wins over the checked repository's own configuration (the folder is named
+    by whoever keeps the package). Either way PKG020 says when the package does not fit the round
+    in force."""
+    if config.ruleset != rulesets.AUTO and config.ruleset_from != "tree configuration":
         return config
     inference = rulesets.choose(tree)
+    if config.ruleset != rulesets.AUTO:  # named by the checked repository's own configuration
+        if inference.folder is None or inference.ruleset == config.ruleset:
+            return config
+        note = (
+            f"{config.ruleset_where} names {config.ruleset}, not obeyed: the folder '{visible(inference.folder)}' "
+            f"above the submissions names {inference.ruleset}"
+        )
+        return dataclasses.replace(
+            config,
+            ruleset=inference.ruleset,
+            ruleset_from="folder",
+            ruleset_where=visible(inference.folder),
+            notes=config.notes + (note,),
+        )
     note = f"ruleset {inference.ruleset} inferred (--ruleset auto): {inference.reason}"
-    return dataclasses.replace(config, ruleset=inference.ruleset, ruleset_inferred=True, notes=config.notes + (note,))
+    return dataclasses.replace(
+        config,
+        ruleset=inference.ruleset,
+        ruleset_inferred=True,
+        ruleset_from="folder" if inference.folder is not None else "",
+        ruleset_where=visible(inference.folder) if inference.folder is not None else "",
+        ruleset_dates_fit=(
+            (rulesets.dates_fit_another(inference.ruleset, rulesets.infer_tree(tree)) or "")
+            if inference.folder is None
+            else ""
+        ),
+        notes=config.notes + (note,),
+    )
 
 
 def _configured(tree: Tree, config: Config, host: PluginHost) -> Config:

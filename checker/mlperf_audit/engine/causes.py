@@ -4,7 +4,9 @@ A rule declares what its findings follow from (`Rule.follows_from`: rule codes).
 a finding of such a rule is linked (`Finding.caused_by`, the cause's fingerprint) to the first
 finding of one of those codes in the same submitter, system and benchmark that is about the same
 file, or about a file in the folder the finding is about, or about the folder that holds the
-finding's file. Links lead to the root cause: a missing record that follows from a broken line,
+finding's file; else to the first finding of one of those codes about the whole checked PATH (no
+submitter, system, benchmark or path: the round the check took, say), which holds every finding.
+Links lead to the root cause: a missing record that follows from a broken line,
 and a folder verdict that follows from the missing record, both point at the broken line. Nothing
 is dropped: every finding is still counted and reported; the text format folds the linked ones
 under their cause.
@@ -34,6 +36,11 @@ def _together(one: str, other: str) -> bool:
     )
 
 
+def _whole(finding: Finding) -> bool:
+    """Whether a finding is about the whole checked PATH rather than a part of it."""
+    return finding.path in (None, ".") and _place(finding) == (None, None, None)
+
+
 def link(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> list[Finding]:
     """`findings`, in the same order, with `caused_by` set on each that follows from another."""
     follows: dict[str, frozenset[str]] = {}
@@ -44,19 +51,27 @@ def link(findings: Sequence[Finding], rules: Iterable[type[Rule]]) -> list[Findi
         return list(findings)
     wanted = frozenset().union(*follows.values())
     candidates: dict[tuple[str | None, str | None, str | None], list[int]] = {}
+    whole: list[int] = []
     for index, finding in enumerate(findings):
-        if finding.rule in wanted and finding.path is not None:
+        if finding.rule in wanted and _whole(finding):
+            whole.append(index)
+        elif finding.rule in wanted and finding.path is not None:
             candidates.setdefault(_place(finding), []).append(index)
     direct: dict[int, int] = {}
     for index, finding in enumerate(findings):
         codes = follows.get(finding.rule)
-        if not codes or finding.path is None:
+        if not codes:
             continue
-        for other in candidates.get(_place(finding), ()):
-            cause = findings[other]
-            if other != index and cause.rule in codes and _together(finding.path, cause.path or ""):
-                direct[index] = other
-                break
+        if finding.path is not None:
+            for other in candidates.get(_place(finding), ()):
+                cause = findings[other]
+                if other != index and cause.rule in codes and _together(finding.path, cause.path or ""):
+                    direct[index] = other
+                    break
+        if index not in direct:
+            cause_of_all = next((other for other in whole if other != index and findings[other].rule in codes), None)
+            if cause_of_all is not None:
+                direct[index] = cause_of_all
     if not direct:
         return list(findings)
     linked = list(findings)

@@ -242,8 +242,15 @@ def _findings_section(report: Report, display: TextDisplay) -> list[Any]:
     groups: dict[str, list[_Shown]] = {}
     for entry in entries:
         groups.setdefault(opened_path(report, entry.finding.path), []).append(entry)
-    # errors first: the files with an error, then those with a warning, each in report order
-    ordered = sorted(groups.items(), key=lambda item: -max(entry.worst for entry in item[1]))
+    # errors first: the files with an error, then those with a warning, each in report order; at
+    # each severity, a finding about the whole PATH that others follow from (the round taken) leads
+    ordered = sorted(
+        groups.items(),
+        key=lambda item: (
+            -max(entry.worst for entry in item[1]),
+            not any(entry.effects and entry.finding.path in (None, ".") for entry in item[1]),
+        ),
+    )
     hints_shown: set[tuple[str, str]] = set()
     parts: list[Any] = []
     for path, group in ordered:
@@ -315,7 +322,7 @@ def render_text(report: Report, display: TextDisplay | None = None) -> str:
         inferred = f"ruleset {report.ruleset} inferred"
         # the round a package fits is said in the header; why it fits, with -v (PKG020 says when it does not)
         notes = [note for note in report.config.notes if display.show_info or not note.startswith(inferred)]
-        ruleset = report.ruleset + (" (inferred)" if report.config.ruleset_inferred else "")
+        ruleset = f"{report.ruleset} ({visible(report.config.ruleset_named_by())})"
         files = report.target.result_files
         parts.append(
             Text(f"mlperf-audit {report.tool_version} · {ruleset} · {target}: {files} result file{'s' * (files != 1)}")

@@ -30,7 +30,10 @@ def render_text(
     versus: list[dict[str, Any]],
     claims: list[ClaimVerdict],
     screen: Screen | None = None,
+    judged_under: str = "",
 ) -> str:
+    """The check's text, then the peers, the baseline and the claims (`judged_under`: the round the
+    claims' numbers were recomputed under, and what named it)."""
     parts = [
         report_text.rstrip("\n"),
         "",
@@ -101,7 +104,7 @@ def render_text(
         ]
     claims_from = len(parts)
     if claims:
-        parts += ["", "Claims:"]
+        parts += ["", "Claims:"] + ([f"  judged under {_shown(judged_under)}"] if judged_under else [])
         for claim in claims:
             said = f": {_shown(claim.statement)}" if claim.statement else ""
             parts.append(f"- [{claim.verdict}] {_shown(claim.id)}{said}")
@@ -127,7 +130,15 @@ def text_document(document: AuditDocument) -> str:
     from . import render_text as render_report_text
 
     report_text = render_report_text(document.report, TextDisplay(screen=document.screen or Screen()))
-    return render_text(report_text, document.peers, document.baseline, document.claims, document.screen)
+    config = document.report.config
+    return render_text(
+        report_text,
+        document.peers,
+        document.baseline,
+        document.claims,
+        document.screen,
+        judged_under=f"{config.ruleset} ({config.ruleset_named_by()})",
+    )
 
 
 def json_document_of(document: AuditDocument) -> str:

@@ -123,7 +123,11 @@ def render_sarif(report: Report) -> str:
                 "invocations": [
                     {
                         "executionSuccessful": report.exit_code != 2,
-                        "properties": {"ruleset": report.ruleset, "mlperfLogging": report.mlperf_logging},
+                        "properties": {
+                            "ruleset": report.ruleset,
+                            "rulesetNamedBy": report.config.ruleset_named_by(),
+                            "mlperfLogging": report.mlperf_logging,
+                        },
                     }
                 ],
                 "results": results,
@@ -476,7 +480,7 @@ def render_markdown(
         f"**{summary['error']} error(s), {summary['warning']} warning(s), {summary['info']} info**"
         + (f", {summary['waived']} waived" if summary.get("waived") else "")
         + f" in {report.target.result_files} result file(s) — {markdown_text(report.target.describe())}; ruleset "
-        f"<code>{markdown_text(report.ruleset)}</code>, mlperf-logging {markdown_text(report.mlperf_logging)}, "
+        f"<code>{markdown_text(report.ruleset)}</code> ({markdown_text(report.config.ruleset_named_by())}), mlperf-logging {markdown_text(report.mlperf_logging)}, "
         f"fail-on <code>{markdown_text(report.config.fail_on)}</code>.",
     ]
     if annotations is not None:

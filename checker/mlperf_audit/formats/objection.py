@@ -97,7 +97,7 @@ def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[
         f"Tags: <code>by &#60;your org&#62;</code>, <code>against {markdown_text(submitter)}</code>",
         "",
         f"{len(findings)} finding(s), {errors} error(s), of mlperf-audit {markdown_text(report.tool_version)} "
-        f"(ruleset <code>{markdown_text(report.ruleset)}</code>, mlperf-logging "
+        f"(ruleset <code>{markdown_text(report.ruleset)}</code>, {markdown_text(report.config.ruleset_named_by())}; mlperf-logging "
         f"{markdown_text(report.mlperf_logging)}) on <code>{markdown_text(report.target.path)}</code>. Filed as "
         f"the MLPerf submission rules ask ({markdown_text(SUBMISSION_RULES)}): the offending lines and the rule "
         "each breaks; add the reference implementation's lines where pertinent.",

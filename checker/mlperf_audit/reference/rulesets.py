@@ -158,6 +158,7 @@ class Inference:
     fits: tuple[str, ...]  # every supported round whose benchmarks include all of the package's
     unknown: tuple[str, ...] = ()  # benchmark folders no supported round knows
     dated: str | None = None  # the day the newest run was logged (YYYY-MM-DD), when logs carry times
+    folder: str | None = None  # `choose`: the folder above the submissions that names the round, if one does
 
 
 def published(version: str) -> datetime.date:
@@ -344,6 +345,7 @@ def choose(tree: Any) -> Inference:
     Its `dated` field is the day of the newest run: PKG020 compares it with the round's window."""
     contents = infer_tree(tree)
     place = named_by_place(tree.root, tree.kind.value)
+    folder = None
     if place is not None:
         ruleset, folder = place
         reason = f"the folder '{visible(folder)}' above the submissions names it"
@@ -354,7 +356,20 @@ def choose(tree: Any) -> Inference:
             f"{fit_text}; the newest of them was taken (the logs' own dates never choose the rules: name the "
             "round with --ruleset, or check from a folder named for it, such as training_results_vX.Y)"
         )
-    return Inference(ruleset, reason, contents.fits, contents.unknown, contents.dated)
+    return Inference(ruleset, reason, contents.fits, contents.unknown, contents.dated, folder)
+
+
+def dates_fit_another(taken: str, contents: Inference) -> str | None:
+    """The round the package's dates fit (`contents`: what `infer` says of it) when they fall outside
+    the window of the round `taken` and inside the window of another round that, like `taken`,
+    allows every benchmark of the package; else None. What PKG024 reports when nothing named the
+    round, and why `audit` judges no claim under a round taken that way."""
+    fits = contents.ruleset
+    if contents.dated is None or fits == taken or fits not in contents.fits or taken not in contents.fits:
+        return None
+    if within(contents.dated, taken) or not within(contents.dated, fits):
+        return None
+    return fits
 
 
 def _within(day: datetime.date, ruleset: str) -> bool:

@@ -225,7 +225,7 @@ def page_data(document: HtmlReportDocument) -> dict[str, Any]:
     return {
         "verdict": verdict,
         "target": report.target.describe(),
-        "ruleset": report.ruleset,
+        "ruleset": f"{report.ruleset} ({report.config.ruleset_named_by()})",
         "mlperf_logging": report.mlperf_logging,
         "tool_version": report.tool_version,
         "configuration": report.config.describe(),
