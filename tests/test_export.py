@@ -71,7 +71,14 @@ def test_rows_of_the_real_sample_hold_the_scores_and_counts_of_score_and_check(c
     report = _json(cli, "check", str(sample))
     rows = exported["rows"]
     assert exported["table"] == "results" and exported["columns"] == RESULT_COLUMNS
-    assert exported["paths"] == [{"path": str(sample), "ruleset": "training-4.1.0", "round": "v4.1"}]
+    assert exported["paths"] == [
+        {
+            "path": str(sample),
+            "ruleset": "training-4.1.0",
+            "round": "v4.1",
+            "ruleset_named_by": "named by the folder 'mlperf-training-v4.1-sample'",
+        }
+    ]
     assert len(rows) == len(scores) == 15
     by_folder = Counter(
         (f["submitter"], f["system"], f["benchmark"], f["severity"]) for f in report["findings"] if f["benchmark"]

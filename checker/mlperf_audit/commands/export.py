@@ -44,6 +44,7 @@ def exported(given: str, report: Report) -> ExportedTree:
         folder_findings={folder: _counted(found) for folder, found in by_folder.items()},
         # only the result files' counts are kept: a round has far more findings about other files
         file_findings={path: _counted(found) for path, found in by_file.items() if path in runs},
+        ruleset_named_by=report.config.ruleset_named_by(),
     )
 
 

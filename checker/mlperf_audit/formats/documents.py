@@ -132,6 +132,8 @@ class ExportedTree:
     folder_findings: Mapping[tuple[str | None, str | None, str], SeverityCounts]
     #: by result file, as `RunScore.file` names it
     file_findings: Mapping[str, SeverityCounts]
+    #: what named the round (`Config.ruleset_named_by`)
+    ruleset_named_by: str = ""
 
 
 @dataclass(frozen=True)

@@ -205,7 +205,13 @@ def json_document_of(document: ExportDocument) -> str:
             "tool": {"name": "mlperf-audit", "version": __version__},
             "table": "runs" if document.runs else "results",
             "paths": [
-                {"path": tree.path, "ruleset": tree.ruleset, "round": round_of(tree.ruleset)} for tree in document.trees
+                {
+                    "path": tree.path,
+                    "ruleset": tree.ruleset,
+                    "round": round_of(tree.ruleset),
+                    "ruleset_named_by": tree.ruleset_named_by,
+                }
+                for tree in document.trees
             ],
             "columns": columns(document),
             "rows": list(rows(document)),
