@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from conftest import SAMPLE, SHARED_DATA, published_rounds, shared_data
 
 V60_SAMPLE = SHARED_DATA / "mlperf-training-v6.0-sample"
@@ -70,7 +71,10 @@ def test_named_by_the_option(cli, v60_copy, monkeypatch):
     assert report["ruleset"] == "training-6.0.0" and report["config"]["ruleset_from"]["kind"] == "option"
     assert not [f for f in report["findings"] if f["rule"] in ("PKG020", "PKG024") or f["severity"] == "error"]
     assert code == 0
-    assert "training-6.0.0 (named by --ruleset)" in _text(cli, monkeypatch, str(v60_copy), "--ruleset", "training-6.0.0")[0]
+    assert (
+        "training-6.0.0 (named by --ruleset)"
+        in _text(cli, monkeypatch, str(v60_copy), "--ruleset", "training-6.0.0")[0]
+    )
     # named, a round the dates do not fit is the user's choice: PKG020 warns, nothing is folded
     code, report = _json(cli, str(v60_copy), "--ruleset", "training-6.1.0")
     (mismatch,) = [f for f in report["findings"] if f["rule"] == "PKG020"]
@@ -222,7 +226,9 @@ def test_a_claim_about_a_v31_result_is_judged_under_31(cli, tmp_path):
     )
     guessed = cli("audit", str(copy), "--claims", str(claims), "--no-cache")
     assert guessed.code == 2 and "--ruleset training-3.1.0" in guessed.err, guessed.err
-    named = json.loads(cli("audit", str(copy), "--claims", str(claims), "--ruleset", "training-3.1.0", "--format", "json").out)
+    named = json.loads(
+        cli("audit", str(copy), "--claims", str(claims), "--ruleset", "training-3.1.0", "--format", "json").out
+    )
     own = json.loads(cli("audit", str(source), "--claims", str(claims), "--format", "json", "--no-cache").out)
     assert own["ruleset"] == "training-3.1.0" and named["claims"] == own["claims"]
 

@@ -559,8 +559,8 @@ def load_config(
     if cli:
         config = _apply(config, cli, "command line")
         if "ruleset" in cli:  # `--ruleset auto` leaves the round to be taken from the package
-            named = config.ruleset != rulesets.AUTO
-            config = replace(config, ruleset_from="option" if named else "", ruleset_where="")
+            by_option = "option" if config.ruleset != rulesets.AUTO else ""
+            config = replace(config, ruleset_from=by_option, ruleset_where="")
         config = replace(config, sources=config.sources + ("command line",))
     for key, named in (("waivers", config.waivers), ("baseline", config.baseline)):
         if named and _inside(Path(named), target) and not trust_tree_config:
