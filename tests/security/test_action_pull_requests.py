@@ -225,3 +225,16 @@ def test_a_pr_cannot_add_a_submitter_that_prints_like_an_unchanged_one(pr, fixtu
     result, values, _ = pr.run()
     assert values["checked"] and nfc not in values["checked"][0]
     assert result.returncode == 1 and "PKG030" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_gate_keeps_the_base_commits_round(pr):
+    """The submitter's own configuration may name the round on the command line and in pre-commit;
+    the gate reads it from the base commit only: a PR naming another round changes nothing, and the
+    job summary says which file of which commit named it."""
+    (pr.repo / ".mlperf-audit.toml").write_text('ruleset = "training-4.1.0"\n')
+    pr.base()
+    (pr.repo / ".mlperf-audit.toml").write_text('ruleset = "training-4.0.0"\n')
+    pr.break_a_log()
+    result, values, summary = pr.run()
+    assert "<code>training-4.1.0</code> (named by .mlperf-audit.toml at " in summary, summary
+    assert "training-4.0.0" not in summary
