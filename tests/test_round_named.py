@@ -263,3 +263,12 @@ def test_a_v51_submitter_copied_anywhere_shows_one_screen_first(cli, tmp_path, m
     assert "training-5.1.0" in "\n".join(text[:SCREEN])
     assert os.linesep.join(text).count("--ruleset training-5.1.0") >= 1
     assert report["summary"]["error"] >= own["summary"]["error"]  # nothing is dropped, only folded
+
+
+def test_no_objection_is_filed_under_a_guessed_round(cli, v60_copy):
+    """`--format objection` files findings against a submitter: not those of a round guessed against
+    the logs' dates (exit 2, naming the round they fit); named, the objection is written."""
+    guessed = cli("check", str(v60_copy), "--format", "objection", "--no-cache")
+    assert guessed.code == 2 and "--ruleset training-6.0.0" in guessed.err and not guessed.out
+    named = cli("check", str(v60_copy), "--format", "objection", "--ruleset", "training-6.1.0", "--no-cache")
+    assert named.code == 1 and "named by --ruleset" in named.out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from ..errors import AuditError
 from ..model import Finding, Severity
 from ..report import Report
 from ..rule import Rule
@@ -125,7 +126,17 @@ def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[
 
 
 def render_objection(report: Report) -> str:
-    """One objection per submitter with a finding at warning or above that is not waived."""
+    """One objection per submitter with a finding at warning or above that is not waived. None under
+    a round that nothing named while the logs' dates fit another (`Config.ruleset_dates_fit`): what
+    the round's rules found would be filed against rules the package may not be under."""
+    config = report.config
+    if config.ruleset_dates_fit and not config.ruleset_from:
+        raise AuditError(
+            f"no objection is written under a guessed round: nothing names the round, {config.ruleset} was "
+            f"taken (the newest allowing every benchmark), but the logs were written in "
+            f"{config.ruleset_dates_fit}'s window; name the round: --ruleset {config.ruleset_dates_fit}, or "
+            f"--ruleset {config.ruleset} if the package is that round's"
+        )
     kept = [f for f in report.findings if f.severity.rank >= Severity.WARNING.rank and not f.waived_by]
     if not kept:
         return no_workflow_commands(
