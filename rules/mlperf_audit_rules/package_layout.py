@@ -352,7 +352,11 @@ class RulesetMismatch(TreeRule):
     What it checks: that the round in force (named by `--ruleset` or the configuration, or taken
     by `--ruleset auto`) allows every benchmark folder of the package, and that the package's
     newest run was logged before that round's publication and after the previous round's (see the
-    README, "Which round": the logs' own dates never choose the rules, they are checked here).
+    README, "Which round": the logs' own dates never choose the rules, they are checked here). A
+    round the checked repository's own configuration names is an error when the newest run was
+    logged after that round's publication (such runs cannot be its results: a package naming an
+    older, laxer round for itself); named by `--ruleset`, it is a warning (runs may be reused, a
+    clock may be wrong). When nothing named the round, PKG024 says what the dates fit instead.
 
     Why it matters: the wrong round's rules give hundreds of false errors (a v3.1 package checked
     with the 4.0 rules) or none where there should be some, without a word that the rules do not
