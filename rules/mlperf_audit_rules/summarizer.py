@@ -349,9 +349,7 @@ def _rcp_columns(
     return status, float(unbypassed.batch_size), samples
 
 
-def _with_energies(
-    result: BenchmarkResult, runs: list[RunScore], version: str
-) -> tuple[list[RunScore], str | None]:
+def _with_energies(result: BenchmarkResult, runs: list[RunScore], version: str) -> tuple[list[RunScore], str | None]:
     """The runs with their energies, and a note naming the counted runs that have none."""
     scored: list[RunScore] = []
     problems: list[str] = []
