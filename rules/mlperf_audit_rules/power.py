@@ -604,7 +604,11 @@ class PowerRunNotCovered(_PowerRule):
         severity: Severity,
     ) -> Finding:
         late = [(log, ms) for log, ms, _ in logs if ms > UNCOVERED_WARNING_MS]
-        at = (lambda log: f" ({log.shown})") if len(logs) > 1 else (lambda log: "")
+        several = len(logs) > 1
+
+        def at(log: PowerLog) -> str:
+            return f" ({log.shown})" if several else ""
+
         early = [(log, ms) for log, _, ms in logs if ms > UNCOVERED_WARNING_MS]
         parts = []
         if late:
