@@ -344,8 +344,9 @@ class PowerSamplingInterval(_PowerRule):
     """Node power logs are sampled less often than once a second.
 
     What it checks: the median interval between consecutive `power_reading` records (in time
-    order) of every `node_*` log; above 1.25 s the node is sampled below 1 Hz. The finding gives
-    the measured median, the share of intervals longer than 1 s and the longest, per run.
+    order) of every `node_*` log; above 1.25 s the node is sampled below 1 Hz. One finding per
+    benchmark folder names the logs (folded: `node_1.txt to node_8.txt in each` run) and gives the
+    measured medians, and the share of intervals longer than 1 s and the longest of the slowest log.
 
     Why it matters: the power rules require it: "Power measurement must be at least once every
     second distributed evenly throughout the timed portion of a run" (MLPerf Training power
@@ -400,7 +401,8 @@ class PowerReadingGap(_PowerRule):
 
     What it checks: the intervals between consecutive readings (time order) of every `node_*` log
     that fall between the run's `run_start` and `run_stop`; one longer than 10 s is a gap. The
-    published 1 Hz logs never go longer than 7 s without a reading.
+    published 1 Hz logs never go longer than 7 s without a reading. One finding per benchmark
+    folder counts the gaps, gives the longest and names the logs that have one.
 
     Why it matters: "Power measurement must be at least once every second distributed evenly
     throughout the timed portion of a run" (power_measurement.adoc, 2.4): the summarizer counts
@@ -645,7 +647,8 @@ class PowerTimeBackwards(_PowerRule):
     """A power log's readings go back in time.
 
     What it checks: that every `power_reading` of a `node_*` or `sw_*` log is stamped no earlier
-    than the reading above it in the file.
+    than the reading above it in the file. One finding per benchmark folder counts such readings,
+    names the logs and gives the first of the log that goes furthest back.
 
     Why it matters: a meter logs readings as it takes them; a reading stamped before the one above
     it comes from a clock that jumped or from logs merged out of order. The summarizer sorts the
@@ -769,7 +772,8 @@ class PowerInterconnectMissing(_PowerRule):
 class PowerTooFewSamples(_PowerRule):
     """A node power log has fewer than 60 readings in its measurement window.
 
-    What it checks: the number of `power_reading` records of each `node_*` log.
+    What it checks: the number of `power_reading` records of each `node_*` log. One finding per
+    benchmark folder names the logs with fewer and gives their range of counts.
 
     Why it matters: "Measure max(a run, 60 power samples) [...] For runs that take <60 samples to
     complete, suggest extending the training loop till the minimum required number of power

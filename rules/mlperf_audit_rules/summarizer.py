@@ -24,7 +24,8 @@ are the official ones to the last bit (in an archive, in name order). Power logs
 official parser reads them (`mlperf_audit.read_power_log`, once per folder), not with the stricter result-log parser. Where the
 summarizer stops with an exception (no node file, no power_measurement_start, an empty window, a
 reading that is not a number), the run has no energy and the result no energy score; the note
-says why.
+says why. Each round's energy is its own summarizer's: the summarizers of v4.0 and before read a node
+log in file order (`file_order_node_energy`; `support/power_rounds.py` has the history).
 """
 
 from __future__ import annotations

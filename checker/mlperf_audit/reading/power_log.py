@@ -82,8 +82,9 @@ class PowerSampling:
     #: from power_measurement_start (or the first reading) to power_measurement_stop (or the last)
     window_readings: tuple[float, float] | None = None
     #: the first and last (in time) of the readings that lie after the first power_measurement_start
-    #: and before the first power_measurement_stop in the file: what the summarizers before
-    #: mlcommons/logging c401ff0 (v4.0 and older), which read the records in file order, integrate
+    #: (the first line without one) and before the first power_measurement_stop in the file: what
+    #: the summarizers before mlcommons/logging c401ff0 (v4.0 and older), which read the records in
+    #: file order, integrate over the measurement window
     file_order_readings: tuple[float, float] | None = None
     #: the first and last readings stamped at or after power_measurement_start (or all of them
     #: without one): what the meter covered, whatever the stop record says
@@ -97,7 +98,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
     first_backwards: tuple[int, float] | None = None
     start = stop = None
     stop_line = None
-    in_file_order: list[float] = []  # readings after the first start and before the first stop, in the file
+    # readings before the first stop in the file, and whether each follows the first start
+    in_file_order: list[tuple[float, bool]] = []
     for record in records:
         if record.key == "power_reading":
             if times and record.time_ms < times[-1]:
@@ -105,8 +107,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
                 if first_backwards is None:
                     first_backwards = (record.line, times[-1] - record.time_ms)
             times.append(record.time_ms)
-            if start is not None and stop is None:
-                in_file_order.append(record.time_ms)
+            if stop is None:
+                in_file_order.append((record.time_ms, start is not None))
         elif record.key == "power_measurement_start" and start is None:
             start = record.time_ms
         elif record.key == "power_measurement_stop" and stop is None:
@@ -118,6 +120,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
     high = stop if stop is not None else times[-1]
     inside = times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)]
     after = times[bisect.bisect_left(times, low) :]
+    # without a start record the file-order summarizer integrates from the first line on
+    integrated = [time for time, started in in_file_order if started or start is None]
     steps = sorted(b - a for a, b in zip(times, times[1:]))
     gaps = tuple((a, b) for a, b in zip(times, times[1:]) if b - a > GAP_KEPT_MS)[:MAX_GAPS_KEPT]
     return PowerSampling(
@@ -134,7 +138,7 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
         measurement_stop_ms=stop,
         measurement_stop_line=stop_line,
         window_readings=(inside[0], inside[-1]) if inside else None,
-        file_order_readings=(min(in_file_order), max(in_file_order)) if in_file_order else None,
+        file_order_readings=(min(integrated), max(integrated)) if integrated else None,
         readings_after_start=(after[0], after[-1]) if after else None,
     )
 
