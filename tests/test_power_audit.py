@@ -317,3 +317,25 @@ def test_hostile_times_are_findings_not_crashes(copy):
     found = check(copy, Config(ruleset="training-5.0.0", select=(*POWER_CODES, "CHK001"))).findings
     assert not [f for f in found if f.rule == "CHK001"]
     assert {f.rule for f in found} <= set(POWER_CODES)
+
+
+def test_logs_are_named_folded():
+    """One finding names the logs it is about: consecutive numbers in natural order as a range, the
+    runs with the same files together, the rest counted."""
+    from mlperf_audit import PowerLog
+    from mlperf_audit_rules.power import fold
+
+    def logs(runs: list[str], nodes: range) -> list[PowerLog]:
+        return [PowerLog(run, f"node_{i}.txt", f"x/power/{run}/node_{i}.txt") for run in runs for i in nodes]
+
+    every = logs([f"result_{n}" for n in range(10)], range(1, 65))
+    assert fold(every, every) == "all 640 node logs of 10 runs (node_1.txt to node_64.txt in each)"
+    some = logs(["result_3"], range(1, 4)) + logs(["result_5", "result_6"], range(10, 12))
+    some += logs(["result_7"], range(2, 65, 2))
+    assert fold(some, every) == (
+        "39 of 640 node logs: power/result_3: node_1.txt to node_3.txt; node_10.txt, node_11.txt of 2 runs; "
+        "power/result_7: node_2.txt, node_4.txt, node_6.txt, node_8.txt, node_10.txt, node_12.txt, node_14.txt, "
+        "node_16.txt and 24 more"
+    )
+    (one,) = logs(["result_0"], range(1))
+    assert fold([one], [one]) == "power/result_0/node_0.txt"
