@@ -31,6 +31,7 @@ from mlperf_audit import (
     hookimpl,
     power_logs,
 )
+from mlperf_audit_rules.support import policies
 
 #: ASCII digits, few enough for `int`: a name of thousands of digits (or of '٣') numbers no node.
 _INDEX = re.compile(r"^(node|sw)_([0-9]{1,9})(\.[^.]*)?$")
@@ -225,8 +226,9 @@ class PowerUnknownFile(_PowerRule):
 
 
 #: The power measurement rules of MLPerf Training, quoted by the rules below (section numbers of
-#: the document as rendered).
-POWER_RULES = "https://github.com/mlcommons/training_policies/blob/master/power_measurement.adoc"
+#: the document as rendered); a finding links the text in force at its round's deadline
+#: (`data/policies.json`), this one where the data holds no round.
+POWER_RULES = "mlcommons/training_policies power_measurement.adoc"
 
 #: "Power measurement must be at least once every second" (POWER_RULES, 2.4). The published 1 Hz
 #: node logs (v4.1 Dell, v5.0 Lenovo: 115 logs, `bench/power_logs.py`) have a median interval of
@@ -300,7 +302,18 @@ class PowerSamplingInterval(_PowerRule):
     severity = Severity.ERROR
     fails_run = False  # the official scoring keeps the run; the finding says the rules do not
 
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        if result.folder.power is not None:
+            yield from self.sampling(result, context.version)
+
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
+        yield from self.sampling(result, "")
+
+    def sampling(self, result: BenchmarkResult, version: str) -> Iterable[Finding]:
+        cited = policies.cite("power-once-a-second", version)
+        where = cited.quoted if cited is not None else f"{POWER_RULES}, 2.4"
+        # a requirement the text in force at the round's deadline does not hold is at most a warning
+        severity = policies.at_most_warning(self.severity, "power-once-a-second", version)
         by_run: dict[str, list[PowerLog]] = {}
         for log in _node_logs(result):
             median = log.sampling.median_interval_ms
@@ -321,7 +334,8 @@ class PowerSamplingInterval(_PowerRule):
                 + "; the power rules require at least one reading per second",
                 path=f"{result.path}/power/{run}",
                 related=tuple((log.path, None) for log in [worst, *(log for log in slow if log is not worst)][:20]),
-                hint=f"measure at least once a second ({POWER_RULES}, 2.4) and measure the runs again",
+                severity=severity,
+                hint=f"measure at least once a second ({where}) and measure the runs again",
             )
 
 
