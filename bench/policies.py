@@ -148,7 +148,11 @@ def round_commits(repo: Path) -> dict[str, dict[str, Any]]:
                 f"({published.isoformat()}), as the documented deadlines do"
             )
         latest, earliest = before(commits, high), before(commits, low)
-        entry["commit"], entry["commit_date"], entry["commit_subject"] = latest[0], latest[1].date().isoformat(), latest[2]
+        entry["commit"], entry["commit_date"], entry["commit_subject"] = (
+            latest[0],
+            latest[1].date().isoformat(),
+            latest[2],
+        )
         if earliest[0] != latest[0]:
             entry["earliest_commit"] = earliest[0]
             entry["earliest_commit_date"] = earliest[1].date().isoformat()
