@@ -5,10 +5,11 @@ For each round, the commit of mlcommons/training_policies in force at the round'
 deadline: the last commit of the main branch (`master`, first parents only: a pull request counts
 from its merge, not from its author date) dated before the deadline day. The deadlines are data
 with their sources (`DEADLINES`); where no document names a round's deadline, a window is used:
-the documented deadlines fall 26 (v2.1) to 40 (v1.0, v2.0) days before their round's publication
-(`mlperf_audit.reference.rulesets.PUBLISHED`), and submission_rules.adoc's round schedule puts the
-submission in week 0 and the publication in week 4, so the deadline is taken to lie 26 to 42 days
-before the publication; the round then records the commits at both ends.
+the documented deadlines fall 26 (v2.1), 33 (v4.0, v5.1) and 40 (v1.0, v2.0) days before their
+round's publication (`mlperf_audit.reference.rulesets.PUBLISHED`), and submission_rules.adoc's round
+schedule puts the submission in week 0 and the publication in week 4, so the deadline is taken to
+lie 26 days to six weeks before the publication; the round then records the commits at both ends
+(`earliest_commit` where they differ), and a text that changed in between is "uncertain".
 
 Each citation (`CITATIONS`) is a file of the policies and the words it quotes. Per round, the data
 holds the lines that contain the words at the round's commit (numbered as they are at that commit,

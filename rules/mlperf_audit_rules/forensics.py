@@ -533,8 +533,8 @@ class EvalFrequency(BenchmarkRule):
     frequency in samples (`data/constants.json`, quoting mlcommons/training_policies'
     training_rules.adoc as it stood at the round's submission deadline, `data/policies.json`; an
     interval the round's text does not hold is not checked: llama2_70b_lora every 384 sequences
-    from v4.0, gpt3 every 24576 (v3.0 to
-    v4.1, points in tokens), stable_diffusion's checkpoints every 512,000 images (v4.0 to v5.0),
+    from v4.0, gpt3 every 24576 (v3.0 to v4.1, points in tokens), stable_diffusion's checkpoints
+    every 512,000 images (v4.0 to v5.0),
     llama31_405b every 46080 in v5.0 and 18432 after, llama31_8b every 12288, flux1 every 262144),
     that consecutive evaluation points lie a multiple of the interval apart, the interval rounded
     to whole global batches: `CEIL(N / global_batch_size) * global_batch_size` as the rules write

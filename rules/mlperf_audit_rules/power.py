@@ -288,7 +288,9 @@ class PowerSamplingInterval(_PowerRule):
     published 1 Hz logs have a median of exactly 1000 ms (up to 27% of their intervals are 2 s
     where readings are stamped in whole seconds); the v4.0 logs of Sustainable Metal Cloud
     (`smc-ac-power`, `smc-dc-power`) have medians near 2006 ms (mlcommons/training_results_v4.0
-    issue 4).
+    issue 4). The hint links the text in force at the round's deadline (`data/policies.json`); for
+    a round whose rules did not yet hold it (power_measurement.adoc entered the main branch on
+    2023-09-21: rounds before v3.1) the finding is a warning.
 
     Example: `node_0.txt` with readings at 1715283519046, 1715283521052, 1715283523059 ...
 
