@@ -30,7 +30,7 @@ from mlperf_audit import (
     hookimpl,
     reference,
 )
-from mlperf_audit_rules.support import published_runs
+from mlperf_audit_rules.support import policies, published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.envelope import round_of
 from mlperf_audit_rules.support.official_compliance import LogLine, load_config
@@ -530,9 +530,11 @@ class EvalFrequency(BenchmarkRule):
     """Evaluations are spaced otherwise than the evaluation interval of the round's rules.
 
     What it checks: in the closed division, for the benchmarks whose rules set the evaluation
-    frequency in samples (`data/constants.json`, from mlcommons/training_policies'
-    training_rules.adoc: llama2_70b_lora every 384 sequences from v4.0, gpt3 every 24576 (v3.0 to
-    v4.1, points in tokens), stable_diffusion's checkpoints every 512,000 images (v4.0 to v5.0),
+    frequency in samples (`data/constants.json`, quoting mlcommons/training_policies'
+    training_rules.adoc as it stood at the round's submission deadline, `data/policies.json`; an
+    interval the round's text does not hold is not checked: llama2_70b_lora every 384 sequences
+    from v4.0, gpt3 every 24576 (v3.0 to v4.1, points in tokens), stable_diffusion's checkpoints
+    every 512,000 images (v4.0 to v5.0),
     llama31_405b every 46080 in v5.0 and 18432 after, llama31_8b every 12288, flux1 every 262144),
     that consecutive evaluation points lie a multiple of the interval apart, the interval rounded
     to whole global batches: `CEIL(N / global_batch_size) * global_batch_size` as the rules write
@@ -572,6 +574,9 @@ class EvalFrequency(BenchmarkRule):
             if run.benchmark and benchmark != run.benchmark:
                 continue  # a log of another benchmark than its folder's (PKG011): neither interval applies
             entry = intervals.get(benchmark) or {}
+            cited = policies.cite(str(entry.get("citation")), context.version)
+            if cited is None:
+                continue  # the interval is not in the text in force at the round's deadline
             unit, factor = _cadence(str(benchmark)) or ("samples_count", 1)
             samples, batch = entry.get("samples"), run.value("global_batch_size")
             if not isinstance(samples, int) or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
@@ -598,7 +603,7 @@ class EvalFrequency(BenchmarkRule):
                             f"{samples} samples: CEIL({samples} / {_shown(batch)}) x {_shown(batch)} = {ceil}"
                             + (f" (or {down} rounded down)" if 0 < down != ceil else "")
                             + (f" x {factor} tokens" if factor > 1 else "")
-                            + f" at global_batch_size {_shown(batch)} ({entry.get('source')})",
+                            + f" at global_batch_size {_shown(batch)} ({cited.quoted})",
                         )
                     )
                     break
@@ -804,7 +809,8 @@ class PublishedBefore(BenchmarkRule):
     checking v4.1 itself) is not compared with itself: only earlier rounds count.
 
     Whether it is allowed is the round's rule. From 5.1, training_rules.adoc ("Results
-    Resubmission", mlcommons/training_policies c492947, 2025-06-13) lets submitters resubmit their
+    Resubmission", merged into mlcommons/training_policies on 2025-07-10 with PR 559, after v5.0's
+    deadline and before v5.1's: `data/policies.json`) lets submitters resubmit their
     own logs of a previous round only if the system.json matches exactly (and the review committee
     was told in an issue before the first review meeting): a resubmission with the same description
     is information, with another description an error. The rules of the rounds before 5.1 say
@@ -897,11 +903,11 @@ class PublishedBefore(BenchmarkRule):
         if mine is not None and mine == origin.system_digest:
             return (
                 Severity.INFO,
-                f"the same system description: allowed as a resubmission by {published_runs.RESUBMISSION_RULE}",
+                f"the same system description: allowed as a resubmission by {published_runs.resubmission_rule(checked)}",
             )
         return Severity.ERROR, (
             f"the system description differs from the one published with them ({origin.submitter}/systems/"
-            f"{origin.system}.json of v{origin.round}): {published_runs.RESUBMISSION_RULE} allows a resubmission "
+            f"{origin.system}.json of v{origin.round}): {published_runs.resubmission_rule(checked)} allows a resubmission "
             "only with the same system.json"
         )
 
