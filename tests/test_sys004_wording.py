@@ -11,14 +11,20 @@ import pytest
 
 
 @pytest.mark.parametrize(
-    ("org", "platform", "hint_starts"),
+    ("org", "platform", "hint_starts", "severity"),
     [
-        ("NVIDIA", "1xfx_8xh100", "Set submission_org to your organisation in the launcher (NVIDIA's launcher logs"),
-        ("NVIDIA", "1xSUBMISSION_PLATFORM_PLACEHOLDER", "Set submission_org to your organisation"),
-        ("OtherCorp", "fx_8xh100", "Submit your own runs"),
+        # the logs name this package's system: the vendor's name is no sign of another's runs (information)
+        (
+            "NVIDIA",
+            "1xfx_8xh100",
+            "Set submission_org to your organisation in the launcher (NVIDIA's implementation",
+            "info",
+        ),
+        ("NVIDIA", "1xSUBMISSION_PLATFORM_PLACEHOLDER", "Set submission_org to your organisation", "warning"),
+        ("OtherCorp", "fx_8xh100", "Submit your own runs", "warning"),
     ],
 )
-def test_the_hint_says_what_the_evidence_supports(tmp_path, fixtures, cli, org, platform, hint_starts):
+def test_the_hint_says_what_the_evidence_supports(tmp_path, fixtures, cli, org, platform, hint_starts, severity):
     root = tmp_path / "package"
     shutil.copytree(fixtures / "broken" / "run-aborted", root)
     for log in (root / "Fixture" / "results" / "fx_8xh100" / "ssd").glob("result_*.txt"):
@@ -30,7 +36,7 @@ def test_the_hint_says_what_the_evidence_supports(tmp_path, fixtures, cli, org, 
         log.write_text(text)
     result = cli("check", str(root), "--select", "SYS004", "--no-cache", "--format", "json")
     (finding,) = [f for f in json.loads(result.out)["findings"] if f["rule"] == "SYS004"]
-    assert finding["severity"] == "warning"
+    assert finding["severity"] == severity
     assert finding["hint"].startswith(hint_starts), finding
     if org != "OtherCorp":
         assert not finding["hint"].startswith("Submit your own runs")

@@ -11,6 +11,7 @@ Runs of one system overlapping in time are normal and are not a finding.
 from __future__ import annotations
 
 import math
+import statistics
 from typing import Any, Iterable
 
 from mlperf_audit import (
@@ -24,16 +25,18 @@ from mlperf_audit import (
     Run,
     RunRule,
     Severity,
+    SystemDescription,
     Tree,
     TreeRule,
     hardware,
     hookimpl,
     reference,
 )
-from mlperf_audit_rules.support import published_runs
+from mlperf_audit_rules.support import affected, envelope, peers, published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.envelope import round_of
 from mlperf_audit_rules.support.official_compliance import LogLine, load_config
+from mlperf_audit_rules.support.work import quality_target, run_work
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -621,14 +624,23 @@ class PlatformMismatch(BenchmarkRule):
     """`submission_platform` names another accelerator than the system description.
 
     What it checks: the accelerator family named in the logs' `submission_platform` (H100, H200,
-    B200, TPU v5p, Trillium, MI300X, ...) against the description's `accelerator_model_name`.
+    B200, TPU v5p, Trillium, MI300X, ...) against the description's `accelerator_model_name`; the
+    finding names every run that logs it ("all 10 runs" when every run of the folder does). For a
+    closed result with a score, it then says which accelerator the runs' speed fits: the result's
+    accelerator-minutes (as AUD011 measures them) against the median of the published results
+    (`data/peers.json`) of the benchmark at a similar scale (1/1.5 to 1.5 times its accelerators,
+    its own round, else the round before) on the described accelerator and on the logged one.
 
     Why it matters: logs reused from another system, or a description that names other hardware
-    than the runs used, make every per-accelerator comparison wrong.
+    than the runs used, make every per-accelerator comparison wrong. A label left over in the
+    launcher from another system (v5.1 NVIDIA's GB300 `theia` logging "NVIDIA GB200", faster than
+    the GB200 results) is a defect of the logs, not a sign of reuse; the message says which the
+    speed supports.
 
     Example: logs saying `tpu-v5p` in a folder whose system is described as TPU Trillium.
 
-    How to fix: describe the hardware the runs used, or resubmit runs from the described system.
+    How to fix: describe the hardware the runs used, or resubmit runs from the described system;
+    if the label is a leftover, set `submission_platform` in the launcher to the described system.
     """
 
     code = "FOR006"
@@ -640,20 +652,81 @@ class PlatformMismatch(BenchmarkRule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         description = context.system_description(result.submitter, result.system)
         described = hardware.family_of_text(description.get("accelerator_model_name")) if description else None
-        if described is None:
+        if described is None or description is None:
             return
+        by_value: dict[str, list[tuple[Run, LogEvent]]] = {}
         for run in result.runs:
             event = run.first("submission_platform")
             logged = hardware.family_of_text(event.value) if event is not None else None
             if event is not None and logged is not None and logged != described:
-                assert description is not None  # `described` comes from it
-                yield self.finding(
-                    f"submission_platform {event.value!r} names {logged}, the system description "
-                    f"{description.get('accelerator_model_name')!r}",
-                    path=run.path,
-                    line=event.line,
-                )
-                return
+                by_value.setdefault(repr(event.value), []).append((run, event))
+        for pairs in by_value.values():
+            run, event = pairs[0]
+            logged = hardware.family_of_text(event.value)
+            yield self.finding(
+                f"submission_platform {event.value!r} in {affected.which_runs([r for r, _ in pairs], result.runs)} "
+                f"names {logged}, the system description {description.get('accelerator_model_name')!r}"
+                + _speed_fits(result, context, description, hardware.match(str(event.value))),
+                path=run.path,
+                line=event.line,
+                related=affected.related(pairs),
+            )
+
+
+def _speed_fits(
+    result: BenchmarkResult,
+    context: CheckContext,
+    description: SystemDescription,
+    labelled: hardware.Accelerator | None,
+) -> str:
+    """What the result's speed shows against published peers on the described and the labelled
+    accelerator at a similar scale: the end of FOR006's message ('' without a measure)."""
+    version = context.ruleset.split("-", 1)[1]
+    found = envelope.measure(result, description, [w.minutes for w in run_work(result, version)])
+    if found is None or labelled is None or labelled.model == found.accelerator.model:
+        return ""
+    target = quality_target(version, result.benchmark, "closed")
+    me = peers.Peer(
+        version.rsplit(".", 1)[0],
+        result.benchmark,
+        target[0] if target else None,
+        found.accelerator.model,
+        found.accelerators,
+        found.accelerator_minutes,
+        f"{result.submitter}/results/{result.system}/{result.benchmark}",
+    )
+    on_described, on_labelled = peers.at_scale(me, found.accelerator.model), peers.at_scale(me, labelled.model)
+
+    def against(group: list[peers.Peer], model: str) -> str:
+        median = statistics.median(p.accelerator_minutes for p in group)
+        return (
+            f"a median of {median:,.1f} for {len(group)} {model} result(s) of v{group[0].round} at "
+            f"{peers.scale_of(me.accelerators)}"
+        )
+
+    mine = f"{me.accelerator_minutes:,.1f} accelerator-minutes ({me.accelerators} x {me.accelerator})"
+    if not on_described or not on_labelled:
+        missing = labelled.model if on_described else found.accelerator.model
+        known = f" against {against(on_described, found.accelerator.model)}" if on_described else ""
+        if on_labelled:
+            known = f" against {against(on_labelled, labelled.model)}"
+        return f"; the runs need {mine}{known}; no published {missing} result at a similar scale tells which ran"
+    gap_described = abs(
+        math.log(me.accelerator_minutes / statistics.median(p.accelerator_minutes for p in on_described))
+    )
+    gap_labelled = abs(math.log(me.accelerator_minutes / statistics.median(p.accelerator_minutes for p in on_labelled)))
+    facts = (
+        f"{mine}, against {against(on_described, found.accelerator.model)} and {against(on_labelled, labelled.model)}"
+    )
+    if gap_described < gap_labelled:
+        return (
+            f"; the runs' speed fits the described {found.accelerator.model}, not the logged {labelled.model} "
+            f"({facts}): the label looks left over from another system, not a sign of reused runs"
+        )
+    return (
+        f"; the runs' speed fits the logged {labelled.model} rather than the described {found.accelerator.model} "
+        f"({facts}): the runs may come from a {labelled.model} system"
+    )
 
 
 def _comparable(run: Run) -> published_runs.Fingerprint | None:
