@@ -629,7 +629,11 @@ class PlatformMismatch(BenchmarkRule):
     closed result with a score, it then says which accelerator the runs' speed fits: the result's
     accelerator-minutes (as AUD011 measures them) against the median of the published results
     (`data/peers.json`) of the benchmark at a similar scale (1/1.5 to 1.5 times its accelerators,
-    its own round, else the round before) on the described accelerator and on the logged one.
+    its own round, else the round before) on the described accelerator and on the logged one. The
+    speed "fits" an accelerator within 1.4x of its median (AUD011's same-round allowance): fitting
+    the described one, and closer to it than to the logged one, is worded as a label left over;
+    more than 1.4x faster than the logged one's median, with no described peer, too; fitting only
+    the logged one as runs that may come from it; anything else as a speed that does not tell.
 
     Why it matters: logs reused from another system, or a description that names other hardware
     than the runs used, make every per-accelerator comparison wrong. A label left over in the
@@ -696,37 +700,53 @@ def _speed_fits(
         f"{result.submitter}/results/{result.system}/{result.benchmark}",
     )
     on_described, on_labelled = peers.at_scale(me, found.accelerator.model), peers.at_scale(me, labelled.model)
+    described_model, labelled_model = found.accelerator.model, labelled.model
 
-    def against(group: list[peers.Peer], model: str) -> str:
+    def against(group: list[peers.Peer], model: str) -> tuple[str, float | None]:
+        if not group:
+            return f"no {model} result", None
         median = statistics.median(p.accelerator_minutes for p in group)
-        return (
-            f"a median of {median:,.1f} for {len(group)} {model} result(s) of v{group[0].round} at "
-            f"{peers.scale_of(me.accelerators)}"
-        )
+        return f"{model} a median of {median:,.1f} ({len(group)} result(s) of v{group[0].round})", median
 
-    mine = f"{me.accelerator_minutes:,.1f} accelerator-minutes ({me.accelerators} x {me.accelerator})"
-    if not on_described or not on_labelled:
-        missing = labelled.model if on_described else found.accelerator.model
-        known = f" against {against(on_described, found.accelerator.model)}" if on_described else ""
-        if on_labelled:
-            known = f" against {against(on_labelled, labelled.model)}"
-        return f"; the runs need {mine}{known}; no published {missing} result at a similar scale tells which ran"
-    gap_described = abs(
-        math.log(me.accelerator_minutes / statistics.median(p.accelerator_minutes for p in on_described))
-    )
-    gap_labelled = abs(math.log(me.accelerator_minutes / statistics.median(p.accelerator_minutes for p in on_labelled)))
+    described_text, described_median = against(on_described, described_model)
+    labelled_text, labelled_median = against(on_labelled, labelled_model)
     facts = (
-        f"{mine}, against {against(on_described, found.accelerator.model)} and {against(on_labelled, labelled.model)}"
+        f"{me.accelerator_minutes:,.1f} accelerator-minutes on {me.accelerators} x {described_model}; at "
+        f"{peers.scale_of(me.accelerators)}: {described_text}, {labelled_text}"
     )
-    if gap_described < gap_labelled:
+
+    def ratio(median: float | None) -> float | None:
+        return me.accelerator_minutes / median if median else None
+
+    to_described, to_labelled = ratio(described_median), ratio(labelled_median)
+
+    def fits(value: float | None) -> bool:
+        return value is not None and 1 / peers.SAME_ROUND <= value <= peers.SAME_ROUND
+
+    def gap(value: float | None) -> float:
+        return abs(math.log(value)) if value else math.inf
+
+    if fits(to_described) and on_labelled and gap(to_described) < gap(to_labelled):
         return (
-            f"; the runs' speed fits the described {found.accelerator.model}, not the logged {labelled.model} "
+            f"; the runs' speed fits the described {described_model} better than the logged {labelled_model} "
             f"({facts}): the label looks left over from another system, not a sign of reused runs"
         )
-    return (
-        f"; the runs' speed fits the logged {labelled.model} rather than the described {found.accelerator.model} "
-        f"({facts}): the runs may come from a {labelled.model} system"
-    )
+    if fits(to_described) and not on_labelled:
+        return (
+            f"; the runs' speed fits the described {described_model}, with no {labelled_model} result to compare "
+            f"({facts})"
+        )
+    if to_labelled is not None and to_labelled < 1 / peers.SAME_ROUND and not on_described:
+        return (
+            f"; the runs are more than {peers.SAME_ROUND:g}x faster than the median of the {labelled_model} results ({facts}): "
+            f"the label looks left over from another system, not a sign of runs from a {labelled_model} system"
+        )
+    if fits(to_labelled) and not fits(to_described) and on_described:
+        return (
+            f"; the runs' speed fits the logged {labelled_model}, not the described {described_model} ({facts}): "
+            f"the runs may come from a {labelled_model} system"
+        )
+    return f"; the runs' speed does not tell which accelerator ran ({facts})"
 
 
 def _comparable(run: Run) -> published_runs.Fingerprint | None:
