@@ -187,9 +187,13 @@ class SubmitterMismatch(BenchmarkRule):
     names this package's system (Supermicro's v4.1 `1xAS-8125GS-TNHR`, AMD's `1xMI350X` in Cisco's
     `1xC885A_M8-8xMI350X-OAM-288GB`), the runs were made for this package and the name is the
     implementation's: information, not a warning. Where the platform is the launcher's placeholder
-    too, or names another system, the name is worded as a vendor default kept (a warning: the logs
-    do not say whose runs they are). Only another name than these is worded as what may be another
-    submitter's runs; a name a letter or two from the package's is said to look like a misspelling.
+    too (`SUBMISSION_PLATFORM_PLACEHOLDER`, `your_platform`, the default organisation again), neither
+    name was set: information, as the reference's `SUBMISSION_ORG_PLACEHOLDER` (no sign either way).
+    A vendor's name in the vendor's own package (`Habana` in Intel-HabanaLabs's) is not reported.
+    Where the platform names another system, or is missing, the name is worded as a vendor default
+    kept (a warning: the logs may be of another system). Only another name than these is worded as
+    what may be another submitter's runs; a name a letter or two from the package's is said to look
+    like a misspelling.
 
     Example: `submission_org: "NVIDIA"` in `Dell/results/...`.
 
@@ -212,7 +216,10 @@ class SubmitterMismatch(BenchmarkRule):
         # the runs of each other name, in folder order: one finding per name, naming every run that logs it
         by_value: dict[str, list[tuple[Run, LogEvent]]] = {}
         for run, event in _values(result, "submission_org"):
-            if not (isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)):
+            if not (
+                isinstance(event.value, str)
+                and any(_same_org(event.value, name) or _own_vendor(event.value, name) for name in expected)
+            ):
                 by_value.setdefault(repr(event.value), []).append((run, event))
         for pairs in by_value.values():
             run, event = pairs[0]
@@ -263,7 +270,7 @@ class SubmitterMismatch(BenchmarkRule):
             f"Set submission_org to your organisation in the launcher ({vendor}'s implementation logs {text!r} unless "
             "told otherwise); if these are not your runs, submit your own."
         )
-        if shown is not None and _letters(re.sub(r"^[0-9]+x", "", shown)) and "placeholder" not in shown.lower():
+        if shown is not None and not _platform_placeholder(shown, text):
             if _names_system(shown, names):
                 # the runs name this package's system: the name is the implementation's, not a sign of reuse
                 written = event.meta("file")
@@ -275,8 +282,17 @@ class SubmitterMismatch(BenchmarkRule):
                     Severity.INFO,
                 )
             where = f"the logs' submission_platform {shown!r} does not name this package's system either"
+        elif shown is not None:
+            # neither name was set: the launcher's defaults say nothing of whose runs these are (as the
+            # reference's SUBMISSION_ORG_PLACEHOLDER)
+            return (
+                f": {vendor}'s default submission_org, beside the launcher's placeholder submission_platform "
+                f"{shown!r}: neither was set (no sign of another submitter's runs)",
+                fix,
+                Severity.INFO,
+            )
         else:
-            where = "its submission_platform is the launcher's placeholder too" if shown else "no submission_platform"
+            where = "no submission_platform"
         return (f": {vendor}'s default submission_org, kept ({where})", fix, None)
 
 
@@ -295,6 +311,28 @@ VENDOR_DEFAULTS = {
     "mosaicml": "MosaicML",
     "referenceimplementation": "the MLCommons reference implementation",
 }
+
+
+#: submission_platform values that launchers log until a submitter sets one (letters, lowercase), beside
+#: those with "placeholder" in them: v1.0 Supermicro unet3d's `your_platform`.
+PLATFORM_DEFAULTS = {"yourplatform"}
+
+
+def _platform_placeholder(platform: str, org: str) -> bool:
+    """A submission_platform that is a launcher's default: empty but for a count, a placeholder, or the
+    default organisation again (Intel's `reference_implementation` in both)."""
+    letters = _letters(re.sub(r"^[0-9]+x", "", platform.strip()))
+    return not letters or "placeholder" in letters or letters in PLATFORM_DEFAULTS or letters == _letters(org)
+
+
+def _own_vendor(logged: str, name: str) -> bool:
+    """A vendor's default name in the vendor's own package ('Habana' in Intel-HabanaLabs's)."""
+    vendor = VENDOR_DEFAULTS.get(_letters(logged))
+    if vendor is None or vendor.startswith("the "):
+        return False
+    mine = _letters(name)
+    keys = [key for key, owner in VENDOR_DEFAULTS.items() if owner == vendor]
+    return any(mine == key or (len(key) >= 5 and key in mine) for key in keys)
 
 
 def _letters(text: str) -> str:
