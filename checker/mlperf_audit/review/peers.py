@@ -77,14 +77,14 @@ def peer_rows(scores: list[BenchmarkScore], codes: dict[tuple[Any, Any, Any], se
             entries.sort()  # by accelerator count
             sizes = [count for count, _, _ in entries]
             window: dict[int, tuple[list[tuple[float, int]], list[float]]] = {}
-            for count, rate, key in entries:
+            for count, own_rate, key in entries:
                 if count not in window:
                     low, high = scale_range(count)
                     start, stop = bisect_left(sizes, low), bisect_left(sizes, high + 1)
                     ranked = sorted((r, k) for _, r, k in entries[start:stop])
                     window[count] = (ranked, [r for r, _ in ranked])
                 ranked, ranked_rates = window[count]
-                place[key] = (ranked_rates, bisect_left(ranked, (rate, key)))
+                place[key] = (ranked_rates, bisect_left(ranked, (own_rate, key)))
         for s in sorted(group, key=lambda s: (s.score_minutes is None, s.score_minutes or 0)):
             rate = rates[id(s)]
             sorted_rates, index = place.get(id(s), ([], 0))
