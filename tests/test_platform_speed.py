@@ -95,3 +95,31 @@ def test_the_published_gb300_runs_labelled_gb200(tmp_path):
         assert " in all " in message and "may come from" not in message, (name, message)
         if name.endswith("@theia_ngpu72_ngc25.09_nemo"):
             assert "fits the described GB300" in message and "not a sign of reused runs" in message, (name, message)
+
+
+@pytest.mark.skipif("4.0" not in ROUNDS, reason="the v4.0 round is not under $MLPERF_AUDIT_ROUNDS")
+def test_one_published_run_labelled_a100_among_h100_runs():
+    """v4.0 JuniperNetworks llama2_70b_lora: result_9.txt alone logs "A100"; its 42.12 min lie within the nine
+    H100 runs' 42.04 to 46.91 min."""
+    folder = ROUNDS["4.0"] / "JuniperNetworks"
+    report = check(folder, Config(select=("FOR006",), ruleset="training-4.0.0", cache_dir=None))
+    (finding,) = [f for f in report.findings if f.rule == "FOR006"]
+    assert finding.path.endswith("llama2_70b_lora/result_9.txt")
+    assert "'A100' in result_9.txt (1 of 10 runs) names a100" in finding.message
+    assert "time-to-train: result_9.txt 42.12 min, within the other runs' 42.04 to 46.91 min" in finding.message
+
+
+def test_labelled_runs_outside_the_others_times_are_said_to_be(monkeypatch):
+    """Two runs of five labelled A100 in an H100 system, each slower than the three others."""
+    from mlperf_audit_rules import forensics
+
+    class _Run:
+        def __init__(self, name: str, minutes: float) -> None:
+            self.name, self.minutes = name, minutes
+
+    runs = [_Run(f"result_{i}.txt", m) for i, m in enumerate((20.0, 21.0, 35.0, 22.0, 36.0))]
+    monkeypatch.setattr(forensics, "time_to_train", lambda run: run.minutes)
+    text = forensics._time_among_others([runs[2], runs[4]], runs)  # type: ignore[arg-type]
+    assert text == (
+        "; time-to-train: result_2.txt 35.00, result_4.txt 36.00 min, outside the other runs' 20.00 to 22.00 min"
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from mlperf_audit import (
     BenchmarkResult,
@@ -36,7 +36,7 @@ from mlperf_audit_rules.support import affected, envelope, peers, published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.envelope import round_of
 from mlperf_audit_rules.support.official_compliance import LogLine, load_config
-from mlperf_audit_rules.support.work import quality_target, run_work
+from mlperf_audit_rules.support.work import quality_target, run_work, time_to_train
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -629,7 +629,8 @@ class PlatformMismatch(BenchmarkRule):
     closed result with a score, it then says which accelerator the runs' speed fits: the result's
     accelerator-minutes (as AUD011 measures them) against the median of the published results
     (`data/peers.json`) of the benchmark at a similar scale (1/1.5 to 1.5 times its accelerators,
-    its own round, else the round before) on the described accelerator and on the logged one. The
+    its own round, else the round before) on the described accelerator and on the logged one (where
+    only some runs log it: their times-to-train against the other runs'). The
     speed "fits" an accelerator within 1.4x of its median (AUD011's same-round allowance): fitting
     the described one, and closer to it than to the logged one, is worded as a label left over;
     more than 1.4x faster than the logged one's median, with no described peer, too; fitting only
@@ -670,11 +671,31 @@ class PlatformMismatch(BenchmarkRule):
             yield self.finding(
                 f"submission_platform {event.value!r} in {affected.which_runs([r for r, _ in pairs], result.runs)} "
                 f"names {logged}, the system description {description.get('accelerator_model_name')!r}"
-                + _speed_fits(result, context, description, hardware.match(str(event.value))),
+                + (
+                    _speed_fits(result, context, description, hardware.match(str(event.value)))
+                    if len(pairs) == len(result.runs)
+                    else _time_among_others([r for r, _ in pairs], result.runs)
+                ),
                 path=run.path,
                 line=event.line,
                 related=affected.related(pairs),
             )
+
+
+def _time_among_others(labelled: Sequence[Run], runs: Sequence[Run]) -> str:
+    """Where some runs carry the label: their times-to-train against the other runs' (the end of FOR006's
+    message; '' without times)."""
+    others = [m for run in runs if run not in labelled and (m := time_to_train(run))]
+    mine = [(run.name, m) for run in labelled if (m := time_to_train(run))]
+    if not others or not mine:
+        return ""
+    low, high = min(others), max(others)
+    inside = all(low <= m <= high for _, m in mine)
+    times = ", ".join(f"{name} {m:.2f}" for name, m in mine)
+    return (
+        f"; time-to-train: {times} min, {'within' if inside else 'outside'} the other runs' {low:.2f} to "
+        f"{high:.2f} min" + (" (the speed does not set the labelled runs apart)" if inside else "")
+    )
 
 
 def _speed_fits(
