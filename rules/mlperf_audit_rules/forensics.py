@@ -629,12 +629,12 @@ class PlatformMismatch(BenchmarkRule):
     closed result with a score, it then says which accelerator the runs' speed fits: the result's
     accelerator-minutes (as AUD011 measures them) against the median of the published results
     (`data/peers.json`) of the benchmark at a similar scale (1/1.5 to 1.5 times its accelerators,
-    its own round, else the round before) on the described accelerator and on the logged one (where
-    only some runs log it: their times-to-train against the other runs'). The
-    speed "fits" an accelerator within 1.4x of its median (AUD011's same-round allowance): fitting
-    the described one, and closer to it than to the logged one, is worded as a label left over;
-    more than 1.4x faster than the logged one's median, with no described peer, too; fitting only
-    the logged one as runs that may come from it; anything else as a speed that does not tell.
+    its own round, else the round before) on the described accelerator and on the logged one; where
+    only some runs log it, their times-to-train against the other runs'. The speed "fits" an
+    accelerator within 1.4x of its median (AUD011's same-round allowance): fitting the described
+    one, and closer to it than to the logged one, is worded as a label left over; more than 1.4x
+    faster than the logged one's median, with no described peer, too; fitting only the logged one
+    as runs that may come from it; anything else as a speed that does not tell.
 
     Why it matters: logs reused from another system, or a description that names other hardware
     than the runs used, make every per-accelerator comparison wrong. A label left over in the
