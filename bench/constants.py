@@ -12,6 +12,10 @@ the first of these that names one:
    together, held by at least `MIN_SUBMITTERS` submitters (one submitter's many systems are one
    voice), over the closed-division folders of the round snapshot (the first run of each).
 
+An entry from the reference also lists the placeholders the reference itself logged in that round
+(`placeholders`: each value with its source, `PLACEHOLDERS` below): HYP003 does not report a value
+the round's reference logged.
+
 Every entry also lists what the published folders log (`peers`: each value with its submitters and
 folders), so that a finding can say how many peers use which. Rounds not under ROUNDS_DIR keep
 only what the rules and the reference name (what CI can regenerate: `tests/test_constants.py`).
@@ -72,6 +76,22 @@ REFERENCE: dict[tuple[str, str], list[tuple[int, str]]] = {
     ("stable_diffusion", "train_samples"): [(6513144, "retired_benchmarks/stable_diffusion/main.py:613")],
     ("stable_diffusion", "eval_samples"): [(30000, "retired_benchmarks/stable_diffusion/main.py:614")],
     ("deepseekv3_671b", "train_samples"): [(1574207408, "llm_moe_pretraining/nemo/pretrain_deepseek_v3_671b.py:102")],
+}
+#: (benchmark, key) -> the placeholders the reference implementation itself logged in some rounds, with the
+#: rounds, where and the commits between which the line stood: a submitter whose implementation keeps the
+#: reference's placeholder logs what the reference logs, and HYP003 does not report it.
+PLACEHOLDERS: dict[tuple[str, str], list[tuple[int, tuple[str, ...], str]]] = {
+    # stable_diffusion/main.py:613 from 64b14a9a (2023-06-22, "Added Stable Diffusion (SD) benchmark - Part 2",
+    # before v3.1) to d36f544a (2024-02-29, "[SD] fixed number of training samples", before v4.0's deadline):
+    # `value=1 # TODO(ahmadki): a placeholder until a dataset is picked` (v3.1 Intel-HabanaLabs logs it)
+    ("stable_diffusion", "train_samples"): [
+        (
+            1,
+            ("3.1.0",),
+            "mlcommons/training stable_diffusion/main.py:613 from commit 64b14a9a (2023-06-22) to d36f544a "
+            "(2024-02-29): 'value=1 # TODO(ahmadki): a placeholder until a dataset is picked'",
+        )
+    ],
 }
 #: The evaluation frequency the rules set in samples (training_rules.adoc "Evaluation frequency" and the
 #: deprecated benchmarks' table): benchmark -> (first version, last version, samples, the citation of
@@ -176,7 +196,7 @@ def entry(version: str, benchmark: str, key: str, peers: dict[int | float, list[
         return None
     reference = REFERENCE.get((benchmark, key))
     if reference:
-        return {
+        found = {
             "values": [value for value, _ in reference],
             "required": False,
             "source": "the reference implementation: "
@@ -184,6 +204,14 @@ def entry(version: str, benchmark: str, key: str, peers: dict[int | float, list[
             + f" (commit {REFERENCE_COMMIT[:12]})",
             "peers": shown_peers,
         }
+        placeholders = [
+            {"value": value, "source": where}
+            for value, rounds, where in PLACEHOLDERS.get((benchmark, key), ())
+            if version in rounds
+        ]
+        if placeholders:
+            found["placeholders"] = placeholders
+        return found
     if not peers:
         return None
     submitters = {value: {f.split("/")[0] for f in folders} for value, folders in peers.items()}

@@ -11,7 +11,8 @@ Runs of one system overlapping in time are normal and are not a finding.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+import statistics
+from typing import Any, Iterable, Sequence
 
 from mlperf_audit import (
     BenchmarkResult,
@@ -24,16 +25,18 @@ from mlperf_audit import (
     Run,
     RunRule,
     Severity,
+    SystemDescription,
     Tree,
     TreeRule,
     hardware,
     hookimpl,
     reference,
 )
-from mlperf_audit_rules.support import policies, published_runs
+from mlperf_audit_rules.support import affected, envelope, peers, policies, published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.envelope import round_of
 from mlperf_audit_rules.support.official_compliance import LogLine, load_config
+from mlperf_audit_rules.support.work import quality_target, run_work, time_to_train
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -626,14 +629,28 @@ class PlatformMismatch(BenchmarkRule):
     """`submission_platform` names another accelerator than the system description.
 
     What it checks: the accelerator family named in the logs' `submission_platform` (H100, H200,
-    B200, TPU v5p, Trillium, MI300X, ...) against the description's `accelerator_model_name`.
+    B200, TPU v5p, Trillium, MI300X, ...) against the description's `accelerator_model_name`; the
+    finding names every run that logs it ("all 10 runs" when every run of the folder does). For a
+    closed result with a score, it then says which accelerator the runs' speed fits: the result's
+    accelerator-minutes (as AUD011 measures them) against the median of the published results
+    (`data/peers.json`) of the benchmark at a similar scale (1/1.5 to 1.5 times its accelerators,
+    its own round, else the round before) on the described accelerator and on the logged one; where
+    only some runs log it, their times-to-train against the other runs'. The speed "fits" an
+    accelerator within 1.4x of its median (AUD011's same-round allowance): fitting the described
+    one, and closer to it than to the logged one, is worded as a label left over; more than 1.4x
+    faster than the logged one's median, with no described peer, too; fitting only the logged one
+    as runs that may come from it; anything else as a speed that does not tell.
 
     Why it matters: logs reused from another system, or a description that names other hardware
-    than the runs used, make every per-accelerator comparison wrong.
+    than the runs used, make every per-accelerator comparison wrong. A label left over in the
+    launcher from another system (v5.1 NVIDIA's GB300 `theia` logging "NVIDIA GB200", faster than
+    the GB200 results) is a defect of the logs, not a sign of reuse; the message says which the
+    speed supports.
 
     Example: logs saying `tpu-v5p` in a folder whose system is described as TPU Trillium.
 
-    How to fix: describe the hardware the runs used, or resubmit runs from the described system.
+    How to fix: describe the hardware the runs used, or resubmit runs from the described system;
+    if the label is a leftover, set `submission_platform` in the launcher to the described system.
     """
 
     code = "FOR006"
@@ -645,20 +662,117 @@ class PlatformMismatch(BenchmarkRule):
     def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
         description = context.system_description(result.submitter, result.system)
         described = hardware.family_of_text(description.get("accelerator_model_name")) if description else None
-        if described is None:
+        if described is None or description is None:
             return
+        by_value: dict[str, list[tuple[Run, LogEvent]]] = {}
         for run in result.runs:
             event = run.first("submission_platform")
             logged = hardware.family_of_text(event.value) if event is not None else None
             if event is not None and logged is not None and logged != described:
-                assert description is not None  # `described` comes from it
-                yield self.finding(
-                    f"submission_platform {event.value!r} names {logged}, the system description "
-                    f"{description.get('accelerator_model_name')!r}",
-                    path=run.path,
-                    line=event.line,
-                )
-                return
+                by_value.setdefault(repr(event.value), []).append((run, event))
+        for pairs in by_value.values():
+            run, event = pairs[0]
+            logged = hardware.family_of_text(event.value)
+            yield self.finding(
+                f"submission_platform {event.value!r} in {affected.which_runs([r for r, _ in pairs], result.runs)} "
+                f"names {logged}, the system description {description.get('accelerator_model_name')!r}"
+                + (
+                    _speed_fits(result, context, description, hardware.match(str(event.value)))
+                    if len(pairs) == len(result.runs)
+                    else _time_among_others([r for r, _ in pairs], result.runs)
+                ),
+                path=run.path,
+                line=event.line,
+                related=affected.related(pairs),
+            )
+
+
+def _time_among_others(labelled: Sequence[Run], runs: Sequence[Run]) -> str:
+    """Where some runs carry the label: their times-to-train against the other runs' (the end of FOR006's
+    message; '' without times)."""
+    others = [m for run in runs if run not in labelled and (m := time_to_train(run))]
+    mine = [(run.name, m) for run in labelled if (m := time_to_train(run))]
+    if not others or not mine:
+        return ""
+    low, high = min(others), max(others)
+    inside = all(low <= m <= high for _, m in mine)
+    times = ", ".join(f"{name} {m:.2f}" for name, m in mine)
+    return (
+        f"; time-to-train: {times} min, {'within' if inside else 'outside'} the other runs' {low:.2f} to "
+        f"{high:.2f} min" + (" (the speed does not set the labelled runs apart)" if inside else "")
+    )
+
+
+def _speed_fits(
+    result: BenchmarkResult,
+    context: CheckContext,
+    description: SystemDescription,
+    labelled: hardware.Accelerator | None,
+) -> str:
+    """What the result's speed shows against published peers on the described and the labelled
+    accelerator at a similar scale: the end of FOR006's message ('' without a measure)."""
+    version = context.ruleset.split("-", 1)[1]
+    found = envelope.measure(result, description, [w.minutes for w in run_work(result, version)])
+    if found is None or labelled is None or labelled.model == found.accelerator.model:
+        return ""
+    target = quality_target(version, result.benchmark, "closed")
+    me = peers.Peer(
+        version.rsplit(".", 1)[0],
+        result.benchmark,
+        target[0] if target else None,
+        found.accelerator.model,
+        found.accelerators,
+        found.accelerator_minutes,
+        f"{result.submitter}/results/{result.system}/{result.benchmark}",
+    )
+    on_described, on_labelled = peers.at_scale(me, found.accelerator.model), peers.at_scale(me, labelled.model)
+    described_model, labelled_model = found.accelerator.model, labelled.model
+
+    def against(group: list[peers.Peer], model: str) -> tuple[str, float | None]:
+        if not group:
+            return f"no {model} result", None
+        median = statistics.median(p.accelerator_minutes for p in group)
+        return f"{model} a median of {median:,.1f} ({len(group)} result(s) of v{group[0].round})", median
+
+    described_text, described_median = against(on_described, described_model)
+    labelled_text, labelled_median = against(on_labelled, labelled_model)
+    facts = (
+        f"{me.accelerator_minutes:,.1f} accelerator-minutes on {me.accelerators} x {described_model}; at "
+        f"{peers.scale_of(me.accelerators)}: {described_text}, {labelled_text}"
+    )
+
+    def ratio(median: float | None) -> float | None:
+        return me.accelerator_minutes / median if median else None
+
+    to_described, to_labelled = ratio(described_median), ratio(labelled_median)
+
+    def fits(value: float | None) -> bool:
+        return value is not None and 1 / peers.SAME_ROUND <= value <= peers.SAME_ROUND
+
+    def gap(value: float | None) -> float:
+        return abs(math.log(value)) if value else math.inf
+
+    if fits(to_described) and on_labelled and gap(to_described) < gap(to_labelled):
+        return (
+            f"; the runs' speed fits the described {described_model} better than the logged {labelled_model} "
+            f"({facts}): the label looks left over from another system, not a sign of reused runs"
+        )
+    if fits(to_described) and not on_labelled:
+        return (
+            f"; the runs' speed fits the described {described_model}, with no {labelled_model} result to compare "
+            f"({facts})"
+        )
+    if to_labelled is not None and to_labelled < 1 / peers.SAME_ROUND and not on_described:
+        return (
+            f"; the runs are more than {peers.SAME_ROUND:g}x faster than the median of the {labelled_model} results ({facts}): "
+            f"the label looks left over from another system, not a sign of runs from a {labelled_model} system"
+        )
+    if fits(to_labelled) and not fits(to_described) and on_described:
+        return (
+            f"; the runs' speed fits the logged {labelled_model}, not the described {described_model} ({facts}): "
+            f"the runs may come from a {labelled_model} system"
+        )
+    return f"; the runs' speed does not tell which accelerator ran ({facts})"
 
 
 def _comparable(run: Run) -> published_runs.Fingerprint | None:
