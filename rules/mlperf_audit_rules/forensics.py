@@ -756,10 +756,11 @@ class CopiedFromFolder(TreeRule):
     processor where its own description names another; its runs were published in an earlier round
     under the other system's name (the published-runs index of FOR009). Only the copy is reported:
     an error when every run is a copy, a warning when some are, with the evidence. When the logs do
-    not tell (no evidence, or evidence both ways), both folders are named in one finding: an error
-    when both are the same submitter's (one of the two results was not measured on its system,
-    whichever it is), placed on the folder listed second; a warning on each folder when they are two
-    submitters' (either may be the one copied from).
+    not tell (no evidence, or evidence both ways), the finding says so. For two folders of one
+    submitter, one finding names both, placed on the folder listed second: an error when every run
+    of each is the other's (one of the two results was not measured on its system, whichever it is),
+    else a warning. For two submitters' folders, a warning on each (either may be the one copied
+    from, and an objection must not be filed against the original).
 
     Why it matters: a result must come from runs of the system it describes. Runs copied to a second
     system (v5.1: Dell's `1xXE9780x8B200-SXM-180GB` retinanet and rgat, whose logs name the platform
@@ -826,23 +827,37 @@ class CopiedFromFolder(TreeRule):
                     )
                 elif frozenset((number, other)) not in undecided:
                     undecided.add(frozenset((number, other)))
-                    # one finding for the pair, on the folder listed second
-                    first, second = sorted((path, other_path))
-                    at, at_runs = (
-                        (path, copied)
-                        if path == second
-                        else (other_path, sorted({o for _, o in pairs}, key=natural_key))
-                    )
-                    yield self.finding(
-                        f"{first} and {second} hold the same runs, {whose}, the same evaluations to the millisecond from "
-                        f"run_start ({'every run' if every else f'{len(copied)} of {len(runs)} runs'}: "
-                        + _names([f"{name} is {other_name}" for name, other_name in sorted(pairs)])
-                        + f"); one of the two results was not measured on its system, and which folder is the copy "
-                        f"the logs do not tell ({self._why_undecided(mine, theirs)})",
-                        path=f"{at}/{at_runs[0]}",
-                        severity=severity,
-                        related=[(f"{first}/{copied[0] if first == path else sorted(o for _, o in pairs)[0]}", None)],
-                    )
+                    yield self._undecided(folders, number, other, pairs, whose, self._why_undecided(mine, theirs))
+
+    def _undecided(
+        self,
+        folders: list[tuple[str, str, bool, tuple[tuple[str, str], ...], Evidence]],
+        number: int,
+        other: int,
+        pairs: list[tuple[str, str]],
+        whose: str,
+        why: str,
+    ) -> Finding:
+        """One finding for two folders of one submitter holding the same runs, neither told the copy: on the
+        folder listed second; an error when every run of each is the other's (one of the two results was
+        not measured on its system, whichever it is), else a warning."""
+        if folders[number][0] > folders[other][0]:
+            second, first, at_pairs = number, other, sorted(pairs)
+        else:
+            second, first, at_pairs = other, number, sorted((theirs, mine) for mine, theirs in pairs)
+        every = len({name for name, _ in at_pairs}) == len(folders[second][3]) and len(
+            {name for _, name in at_pairs}
+        ) == len(folders[first][3])
+        copied = sorted({name for name, _ in at_pairs}, key=natural_key)
+        return self.finding(
+            f"{folders[first][0]} and {folders[second][0]} hold the same runs, {whose}, the same evaluations to the "
+            f"millisecond from run_start: "
+            + _names([f"{name} is {first_name}" for name, first_name in at_pairs])
+            + f"; one of them is a copy, and which the logs do not tell ({why})",
+            path=f"{folders[second][0]}/{copied[0]}",
+            severity=Severity.ERROR if every else Severity.WARNING,
+            related=[(f"{folders[first][0]}/{first_name}", None) for _, first_name in at_pairs[:5]],
+        )
 
     @staticmethod
     def _why_undecided(mine: list[str], theirs: list[str]) -> str:
