@@ -951,7 +951,7 @@ def _dump(result: BenchmarkResult) -> tuple[str | None, str | None]:
             continue
         try:
             dump = json.loads(line[start : end + 1].decode("utf-8", "replace"))
-        except ValueError:
+        except (RecursionError, ValueError):  # a dump nested too deeply for the decoder, or not JSON
             continue
         if isinstance(dump, dict):
             name, cpu = dump.get("system_name"), dump.get("host_processor_model_name")
@@ -1111,9 +1111,13 @@ def _nearness(
     )
 
 
+def _cut(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _changes_shown(changes: Iterable[published_runs.Change], limit: int = 8) -> str:
     shown = [
-        f"{c.field}: {'absent' if c.old is None else _quoted(c.old)} -> {'absent' if c.new is None else _quoted(c.new)}"
+        f"{_cut(c.field)}: {'absent' if c.old is None else _quoted(c.old)} -> {'absent' if c.new is None else _quoted(c.new)}"
         + ("" if c.material else f" ({c.kind})")
         for c in changes
     ]
