@@ -522,6 +522,15 @@ def test_v51_copies_republications_and_rescores(host):
     assert rescored.severity is Severity.INFO
     assert "score 237.61 min under the RCPs of training-5.1.0" in rescored.message
     assert "244.59 min under those of v5.0" in rescored.message
+    # the summarizer's own scores of the two publications are those the finding states
+    from mlperf_audit.engine.api import score
+
+    for name, folder, shown in (
+        ("5.1", "Nebius/results/nebius_h200_n64/llama31_405b", "237.61"),
+        ("5.0", "Nebius/results/nebius_soperator_8xH200_n64_ngc25.01_nemo/llama31_405b", "244.59"),
+    ):
+        (published,) = score(_round(name) / folder, Config(ruleset=f"training-{name}.0"), host)
+        assert f"{published.score_minutes:.2f}" == shown
     dump = by[("FOR010", "Dell/results/1xXE9680x8H200-SXM-141GB/retinanet")]
     assert dump.severity is Severity.WARNING and "lines outside the MLLOG records" in dump.message
     assert "the files differ otherwise" in by[("FOR009", "Dell/results/1xXE9680x8H200-SXM-141GB/retinanet")].message
