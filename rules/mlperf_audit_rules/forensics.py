@@ -1214,14 +1214,20 @@ class PublishedBefore(BenchmarkRule):
     @staticmethod
     def verdict(submitter: str, found: _Republished, checked: tuple[int, int], described: bool) -> tuple[Severity, str]:
         compared = found.compared
+        theirs = f"{compared.submitter}/systems/{compared.system}.json of v{compared.round}"
+        if found.same_description:
+            described_as = f" (the same system description as {theirs})"
+        elif found.changes:
+            described_as = f" (the system description differs from {theirs}: {_changes_shown(found.changes)})"
+        else:
+            described_as = ""
         if not published_runs.same_submitter(submitter, compared.submitter):
-            return Severity.ERROR, "another submitter's runs are not a resubmission"
+            return Severity.ERROR, "another submitter's runs are not a resubmission" + described_as
         if checked < published_runs.RESUBMISSION_SINCE:
             return Severity.INFO, (
                 f"the rules of v{checked[0]}.{checked[1]} have no provision on resubmission (it entered the "
-                "training rules for 5.1)"
+                "training rules for 5.1)" + described_as
             )
-        theirs = f"{compared.submitter}/systems/{compared.system}.json of v{compared.round}"
         if found.same_description:
             return (
                 Severity.INFO,
