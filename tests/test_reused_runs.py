@@ -296,23 +296,34 @@ def test_what_changed_in_a_description():
     changes = {
         c.field: c.kind
         for c in published_runs.description_changes(
-            {"a_version": "2.26.3", "cpu": "8562Y+", "n": "8", "hw_notes": "", "x": "N/A", "stack": [{"cuda": "12.8"}]},
+            {
+                "a_version": "2.26.3",
+                "cpu": "8562Y+",
+                "accelerator_model_name": "NVIDIA H100",
+                "n": "8",
+                "hw_notes": "",
+                "x": "N/A",
+                "other_software_stack": [{"cuda": "12.8"}],
+            },
             {
                 "a_version": "2.26.3-fix-v2.25.1-1",
                 "cpu": "6767P",
+                "accelerator_model_name": "NVIDIA H100 NVL",
                 "n": 8,
                 "hw_notes": "TDP",
                 "x": "",
-                "stack": {"cuda": "12.8.1"},
+                "other_software_stack": {"cuda": "12.8.1"},
             },
         )
     }
     assert changes == {
         "a_version": "annotation of the same version",
         "cpu": "hardware or software",
+        # a model name is no version string: "H100 NVL" is another accelerator, not an annotated "H100"
+        "accelerator_model_name": "hardware or software",
         "hw_notes": "filled in",
         "x": "blank either way",
-        "stack.cuda": "annotation of the same version",
+        "other_software_stack.cuda": "annotation of the same version",
     }
 
 

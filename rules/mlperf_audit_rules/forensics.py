@@ -1146,8 +1146,9 @@ class PublishedBefore(BenchmarkRule):
 
     - the same description: information;
     - only names, notes and annotations (`system_name`, `hw_notes`, `sw_notes`, `status`, a blank
-      field filled in or left blank, a version string annotated, `2.26.3` written
-      `2.26.3-fix-v2.25.1-1`, or a spelling in other case or spacing): a warning, as the rule asks
+      field filled in or left blank, a version string of the software stack or a driver annotated,
+      `2.26.3` written `2.26.3-fix-v2.25.1-1`, or a spelling in other case or spacing; a model name
+      is no version, "H100 NVL" is not an annotated "H100"): a warning, as the rule asks
       for the same file but the hardware and software described are those the runs were published
       with;
     - hardware or software (accelerator, processor, memory, storage, counts, framework and library

@@ -303,7 +303,7 @@ COUNT_FIELDS = frozenset({"number_of_nodes", "accelerators_per_node", "host_proc
 #: What a blank field holds in the published descriptions.
 BLANKS = frozenset({"", "n/a", "na", "none", "-", "null", "unknown", "not applicable"})
 #: What may follow a version string in an annotated spelling of it ("2.26.3-fix-v2.25.1-1", "10.9.0.34+cuda12.8",
-#: "12.9" written "12.9.0.036").
+#: "12.9" written "12.9.0.036"); only fields that hold versions are read so (`_versioned`).
 ANNOTATION_SEPARATORS = frozenset("-+_ (~/.")
 
 
@@ -360,6 +360,13 @@ def _annotated(one: str, other: str) -> bool:
     return bool(short) and long.startswith(short) and long[len(short)] in ANNOTATION_SEPARATORS
 
 
+def _versioned(field: str) -> bool:
+    """A field that holds a version string: a library of the software stack, a driver, a kernel. A model
+    name is not one: "H100" and "H100 NVL" are two accelerators."""
+    leaf = field.rsplit(".", 1)[-1].casefold()
+    return field.startswith("other_software_stack.") or "version" in leaf or "driver" in leaf
+
+
 def _kind(field: str, old: Any, new: Any) -> str:
     leaf = field.rsplit(".", 1)[-1]
     if _blank(old) and _blank(new):
@@ -375,7 +382,7 @@ def _kind(field: str, old: Any, new: Any) -> str:
     a, b = _text(old), _text(new)
     if " ".join(a.casefold().split()) == " ".join(b.casefold().split()):
         return "spelling"
-    if _annotated(a, b):
+    if _versioned(field) and _annotated(a, b):
         return "annotation of the same version"
     return "hardware or software"
 
