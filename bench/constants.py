@@ -73,21 +73,21 @@ REFERENCE: dict[tuple[str, str], list[tuple[int, str]]] = {
     ("stable_diffusion", "eval_samples"): [(30000, "retired_benchmarks/stable_diffusion/main.py:614")],
     ("deepseekv3_671b", "train_samples"): [(1574207408, "llm_moe_pretraining/nemo/pretrain_deepseek_v3_671b.py:102")],
 }
-RULES_COMMIT = "d73e20f"  # github.com/mlcommons/training_policies, 2026-05-14 (the v6.0 rules)
 #: The evaluation frequency the rules set in samples (training_rules.adoc "Evaluation frequency" and the
-#: deprecated benchmarks' table): benchmark -> (first version, last version, samples, where). An evaluation
+#: deprecated benchmarks' table): benchmark -> (first version, last version, samples, the citation of
+#: `data/policies.json` that quotes it: bench/policies.py pins it to each round's text). An evaluation
 #: point is then a multiple of CEIL(samples / global_batch_size) * global_batch_size; the rules let the
 #: first evaluations be skipped (llama2_70b_lora, llama31_405b) and stable_diffusion's checkpoints be
 #: evaluated selectively, so the points are multiples of the interval, not every multiple.
 EVAL_FREQUENCY: list[tuple[str, str, str, int, str]] = [
-    ("flux1", "5.1.0", "6.1.0", 262144, "training_rules.adoc:448"),
-    ("gpt_oss_20b", "6.0.0", "6.1.0", 12288, "training_rules.adoc:449"),
-    ("llama31_8b", "5.1.0", "6.1.0", 12288, "training_rules.adoc:450"),
-    ("llama31_405b", "5.0.0", "5.0.0", 46080, "training_rules.adoc:708 (v5.0's schedule)"),
-    ("llama31_405b", "5.1.0", "6.1.0", 18432, "training_rules.adoc:451"),
-    ("llama2_70b_lora", "4.0.0", "6.1.0", 384, "training_rules.adoc:452"),
-    ("gpt3", "3.0.0", "4.1.0", 24576, "training_rules.adoc:937"),
-    ("stable_diffusion", "4.0.0", "5.0.0", 512000, "training_rules.adoc:998 (checkpoints)"),
+    ("flux1", "5.1.0", "6.1.0", 262144, "eval-frequency-flux1"),
+    ("gpt_oss_20b", "6.0.0", "6.1.0", 12288, "eval-frequency-gpt_oss_20b"),
+    ("llama31_8b", "5.1.0", "6.1.0", 12288, "eval-frequency-llama31_8b"),
+    ("llama31_405b", "5.0.0", "5.0.0", 46080, "eval-frequency-llama31_405b-v5.0"),
+    ("llama31_405b", "5.1.0", "6.1.0", 18432, "eval-frequency-llama31_405b"),
+    ("llama2_70b_lora", "4.0.0", "6.1.0", 384, "eval-frequency-llama2_70b_lora"),
+    ("gpt3", "3.0.0", "4.1.0", 24576, "eval-frequency-gpt3"),
+    ("stable_diffusion", "4.0.0", "5.0.0", 512000, "eval-frequency-stable_diffusion"),
 ]
 _EQUALS = re.compile(r"\s*v\[['\"]value['\"]\]\s*==\s*(\d+)\s*")
 _ROUND = re.compile(r"v(\d+)\.(\d+)")
@@ -237,15 +237,15 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def eval_frequency() -> dict[str, dict[str, Any]]:
-    """version -> benchmark -> the rules' evaluation interval in samples, with its source."""
+    """version -> benchmark -> the rules' evaluation interval in samples, with the citation of the rules' text."""
     table: dict[str, dict[str, Any]] = {}
     for ruleset in rulesets.SUPPORTED:
         version = ruleset.split("-", 1)[1]
-        for benchmark, first, last, samples, where in EVAL_FREQUENCY:
+        for benchmark, first, last, samples, citation in EVAL_FREQUENCY:
             if _version_key(first) <= _version_key(version) <= _version_key(last):
                 table.setdefault(version, {})[benchmark] = {
                     "samples": samples,
-                    "source": f"mlcommons/training_policies {where} (commit {RULES_COMMIT})",
+                    "citation": citation,
                 }
     return table
 

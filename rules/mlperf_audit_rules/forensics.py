@@ -36,7 +36,7 @@ from mlperf_audit import (
     reference,
     rulesets,
 )
-from mlperf_audit_rules.support import published_runs
+from mlperf_audit_rules.support import policies, published_runs
 from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.convergence import bypass_in_force, evaluate
 from mlperf_audit_rules.support.envelope import round_of
@@ -538,9 +538,11 @@ class EvalFrequency(BenchmarkRule):
     """Evaluations are spaced otherwise than the evaluation interval of the round's rules.
 
     What it checks: in the closed division, for the benchmarks whose rules set the evaluation
-    frequency in samples (`data/constants.json`, from mlcommons/training_policies'
-    training_rules.adoc: llama2_70b_lora every 384 sequences from v4.0, gpt3 every 24576 (v3.0 to
-    v4.1, points in tokens), stable_diffusion's checkpoints every 512,000 images (v4.0 to v5.0),
+    frequency in samples (`data/constants.json`, quoting mlcommons/training_policies'
+    training_rules.adoc as it stood at the round's submission deadline, `data/policies.json`; an
+    interval the round's text does not hold is not checked: llama2_70b_lora every 384 sequences
+    from v4.0, gpt3 every 24576 (v3.0 to v4.1, points in tokens), stable_diffusion's checkpoints
+    every 512,000 images (v4.0 to v5.0),
     llama31_405b every 46080 in v5.0 and 18432 after, llama31_8b every 12288, flux1 every 262144),
     that consecutive evaluation points lie a multiple of the interval apart, the interval rounded
     to whole global batches: `CEIL(N / global_batch_size) * global_batch_size` as the rules write
@@ -580,6 +582,9 @@ class EvalFrequency(BenchmarkRule):
             if run.benchmark and benchmark != run.benchmark:
                 continue  # a log of another benchmark than its folder's (PKG011): neither interval applies
             entry = intervals.get(benchmark) or {}
+            cited = policies.cite(str(entry.get("citation")), context.version)
+            if cited is None:
+                continue  # the interval is not in the text in force at the round's deadline
             unit, factor = _cadence(str(benchmark)) or ("samples_count", 1)
             samples, batch = entry.get("samples"), run.value("global_batch_size")
             if not isinstance(samples, int) or not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
@@ -606,7 +611,7 @@ class EvalFrequency(BenchmarkRule):
                             f"{samples} samples: CEIL({samples} / {_shown(batch)}) x {_shown(batch)} = {ceil}"
                             + (f" (or {down} rounded down)" if 0 < down != ceil else "")
                             + (f" x {factor} tokens" if factor > 1 else "")
-                            + f" at global_batch_size {_shown(batch)} ({entry.get('source')})",
+                            + f" at global_batch_size {_shown(batch)} ({cited.quoted})",
                         )
                     )
                     break
@@ -1137,7 +1142,8 @@ class PublishedBefore(BenchmarkRule):
     count.
 
     Whether it is allowed is the round's rule. From 5.1, training_rules.adoc ("Results
-    Resubmission", mlcommons/training_policies c492947, 2025-06-13) lets submitters resubmit their
+    Resubmission", merged into mlcommons/training_policies on 2025-07-10 with PR 559, after v5.0's
+    deadline and before v5.1's: `data/policies.json`) lets submitters resubmit their
     own logs of a previous round only if the system.json matches exactly (and the review committee
     was told in an issue before the first review meeting). The checked description is compared field
     by field with the one published with the runs (the index keeps every published description;
@@ -1233,28 +1239,28 @@ class PublishedBefore(BenchmarkRule):
             return (
                 Severity.INFO,
                 f"the same system description as {theirs}: allowed as a resubmission by "
-                f"{published_runs.RESUBMISSION_RULE}",
+                f"{published_runs.resubmission_rule(checked)}",
             )
         if not described:
             return Severity.WARNING, (
                 f"the system has no readable description to compare with {theirs}; "
-                f"{published_runs.RESUBMISSION_RULE} allows a resubmission only with the same system.json"
+                f"{published_runs.resubmission_rule(checked)} allows a resubmission only with the same system.json"
             )
         if found.changes is None:
             return Severity.WARNING, (
                 f"the description published with them ({theirs}) is not in the index, so what changed cannot be "
-                f"shown; {published_runs.RESUBMISSION_RULE} allows a resubmission only with the same system.json"
+                f"shown; {published_runs.resubmission_rule(checked)} allows a resubmission only with the same system.json"
             )
         material = [c for c in found.changes if c.material]
         if material:
             return Severity.ERROR, (
                 f"the hardware or software described differs from {theirs}: {_changes_shown(found.changes)}; "
-                f"{published_runs.RESUBMISSION_RULE} allows a resubmission only with the same system.json"
+                f"{published_runs.resubmission_rule(checked)} allows a resubmission only with the same system.json"
             )
         return Severity.WARNING, (
             f"the description differs from {theirs} only in names, notes or annotations ("
             f"{_changes_shown(found.changes)}): the hardware and software described are the same, but "
-            f"{published_runs.RESUBMISSION_RULE} asks for the same system.json"
+            f"{published_runs.resubmission_rule(checked)} asks for the same system.json"
         )
 
 

@@ -42,6 +42,7 @@ from importlib import resources
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from mlperf_audit import FileEntry, LogEvent, Run, limits, open_binary
+from mlperf_audit_rules.support import policies
 from mlperf_audit_rules.support.envelope import round_of
 
 #: Lines a copier edits: the seed, and every `submission_*` line (who ran it and on what, and how it is
@@ -283,11 +284,23 @@ def _parts(name: str) -> list[str]:
     return [part for part in re.split(r"[^0-9a-z]+", name.casefold()) if part]
 
 
-#: When resubmitting one's own logs of a previous round entered the training rules, and what it says:
-#: mlcommons/training_policies c492947 (2025-06-13), training_rules.adoc, section "Results Resubmission".
-RESUBMISSION_SINCE = (5, 1)
-#: The rule FOR009 applies, as a message cites it (the rule's doc quotes it whole).
-RESUBMISSION_RULE = 'training_rules.adoc, "Results Resubmission" (5.1 on)'
+#: The citation of `data/policies.json` that quotes training_rules.adoc, section "Results Resubmission": merged
+#: into the main branch of mlcommons/training_policies on 2025-07-10 (PR 559, b70a878; its commit c492947 is
+#: dated 2025-06-13, the day it was written), after v5.0's deadline and before v5.1's.
+RESUBMISSION_CITATION = "results-resubmission"
+#: The first round whose rules at its submission deadline hold it (5.1).
+RESUBMISSION_SINCE = policies.first_round(RESUBMISSION_CITATION) or (5, 1)
+#: The rule FOR009 applies, as a message cites it where no round's text is at hand (the rule's doc quotes it whole).
+RESUBMISSION_RULE = f'training_rules.adoc, "Results Resubmission" ({policies.merged_text(RESUBMISSION_CITATION)})'
+
+
+def resubmission_rule(checked: tuple[int, int]) -> str:
+    """The Results Resubmission rule as a message cites it for round `checked`: the text in force at its deadline,
+    with a link pinned to that commit."""
+    cited = policies.cite(RESUBMISSION_CITATION, f"{checked[0]}.{checked[1]}.0")
+    if cited is None:
+        return RESUBMISSION_RULE
+    return f'"Results Resubmission" ({cited.short}; {policies.merged_text(cited.name)}: {cited.url})'
 
 
 # --- what changed in a system description between two publications ---------------------------------
