@@ -54,9 +54,10 @@ def test_csv_tables_are_the_official_ones_byte_for_byte(power_sample, cli, tmp_p
     assert "training-5.0.0 inferred" in result.err
     # the summarizer's columns byte for byte, and the one column added last (no invalid result)
     assert official_columns(out.read_text()).encode() == official_output(OFFICIAL, "Lenovo.csv").read_bytes()
-    assert official_columns((tmp_path / "scores_detailed.csv").read_text()).encode() == official_output(
-        OFFICIAL, "Lenovo_detailed.csv"
-    ).read_bytes()
+    assert (
+        official_columns((tmp_path / "scores_detailed.csv").read_text()).encode()
+        == official_output(OFFICIAL, "Lenovo_detailed.csv").read_bytes()
+    )
 
 
 @pytest.mark.sample

@@ -12,8 +12,8 @@ import pytest
 
 from mlperf_audit.config import Config
 from mlperf_audit.engine.api import check
-from mlperf_audit.model import Severity
 from mlperf_audit.formats.objection import render_objection
+from mlperf_audit.model import Severity
 from mlperf_audit.reading.discovery import discover
 from mlperf_audit.reading.evidence import MAX_QUOTE, quotes
 

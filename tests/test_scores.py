@@ -52,9 +52,10 @@ def test_csv_tables_are_the_official_ones_byte_for_byte(sample, cli, tmp_path, s
     out = tmp_path / "scores.csv"
     assert cli("score", str(sample / submitter), "--format", "csv", "-o", str(out)).code == 0
     assert official_columns(out.read_text()) == official_output(OFFICIAL, f"{submitter}.csv").read_text()
-    assert official_columns((tmp_path / "scores_detailed.csv").read_text()) == official_output(
-        OFFICIAL, f"{submitter}_detailed.csv"
-    ).read_text()
+    assert (
+        official_columns((tmp_path / "scores_detailed.csv").read_text())
+        == official_output(OFFICIAL, f"{submitter}_detailed.csv").read_text()
+    )
 
 
 @pytest.mark.sample
