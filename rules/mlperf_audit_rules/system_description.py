@@ -488,6 +488,10 @@ class MemoryContradictsName(SystemRule):
     Why it matters: the description contradicts itself; one of the two was copied from another
     system, and readers cannot tell which hardware ran.
 
+    A description that no `results/<system>/` folder of its submission uses describes no result:
+    its contradiction is then info (a fact to correct before a result uses it, not a fault of any
+    result), as in Dell's v5.1 `systems/1xXE7745x8H200-NVL-141GB.json`, published without results.
+
     Example: `"accelerator_model_name": "NVIDIA H200 NVL 141GB"` with
     `"accelerator_memory_capacity": "96000 MiB"` (an RTX PRO 6000's).
 
@@ -504,12 +508,28 @@ class MemoryContradictsName(SystemRule):
         written = _capacity(system)
         named = hardware.named_capacity_gb(system.get("accelerator_model_name"))
         if written is not None and named is not None and _contradicts_name(system, written):
+            used = _used(system, context)
             yield self.finding(
                 f"{_written(system)} is not the {named:g} GB that accelerator_model_name "
-                f"{system.get('accelerator_model_name')!r} writes",
+                f"{system.get('accelerator_model_name')!r} writes"
+                + ("" if used else f"; no results/{system.name}/ folder uses this description"),
                 path=system.path,
                 line=system.field_lines.get("accelerator_memory_capacity"),
+                severity=None if used else Severity.INFO,
+                hint=None
+                if used
+                else "Correct the field that is not the accelerator's, or remove the description if no result is "
+                "meant to use it.",
             )
+
+
+def _used(system: SystemDescription, context: CheckContext) -> bool:
+    """Whether a `results/<system>/` folder of the submission that holds the description uses it
+    (true when that submission is not found: nothing then says the description is unused)."""
+    for submission in context.tree.submissions:
+        if any(described is system for described in submission.systems):
+            return system.name in submission.system_dirs
+    return True
 
 
 RULES: list[type[Rule]] = [
