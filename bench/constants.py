@@ -12,6 +12,10 @@ the first of these that names one:
    together, held by at least `MIN_SUBMITTERS` submitters (one submitter's many systems are one
    voice), over the closed-division folders of the round snapshot (the first run of each).
 
+An entry from the reference also lists the placeholders the reference itself logged in that round
+(`placeholders`: each value with its source, `PLACEHOLDERS` below): HYP003 does not report a value
+the round's reference logged.
+
 Every entry also lists what the published folders log (`peers`: each value with its submitters and
 folders), so that a finding can say how many peers use which. Rounds not under ROUNDS_DIR keep
 only what the rules and the reference name (what CI can regenerate: `tests/test_constants.py`).
@@ -73,21 +77,37 @@ REFERENCE: dict[tuple[str, str], list[tuple[int, str]]] = {
     ("stable_diffusion", "eval_samples"): [(30000, "retired_benchmarks/stable_diffusion/main.py:614")],
     ("deepseekv3_671b", "train_samples"): [(1574207408, "llm_moe_pretraining/nemo/pretrain_deepseek_v3_671b.py:102")],
 }
-RULES_COMMIT = "d73e20f"  # github.com/mlcommons/training_policies, 2026-05-14 (the v6.0 rules)
+#: (benchmark, key) -> the placeholders the reference implementation itself logged in some rounds, with the
+#: rounds, where and the commits between which the line stood: a submitter whose implementation keeps the
+#: reference's placeholder logs what the reference logs, and HYP003 does not report it.
+PLACEHOLDERS: dict[tuple[str, str], list[tuple[int, tuple[str, ...], str]]] = {
+    # stable_diffusion/main.py:613 from 64b14a9a (2023-06-22, "Added Stable Diffusion (SD) benchmark - Part 2",
+    # before v3.1) to d36f544a (2024-02-29, "[SD] fixed number of training samples", before v4.0's deadline):
+    # `value=1 # TODO(ahmadki): a placeholder until a dataset is picked` (v3.1 Intel-HabanaLabs logs it)
+    ("stable_diffusion", "train_samples"): [
+        (
+            1,
+            ("3.1.0",),
+            "mlcommons/training stable_diffusion/main.py:613 from commit 64b14a9a (2023-06-22) to d36f544a "
+            "(2024-02-29): 'value=1 # TODO(ahmadki): a placeholder until a dataset is picked'",
+        )
+    ],
+}
 #: The evaluation frequency the rules set in samples (training_rules.adoc "Evaluation frequency" and the
-#: deprecated benchmarks' table): benchmark -> (first version, last version, samples, where). An evaluation
+#: deprecated benchmarks' table): benchmark -> (first version, last version, samples, the citation of
+#: `data/policies.json` that quotes it: bench/policies.py pins it to each round's text). An evaluation
 #: point is then a multiple of CEIL(samples / global_batch_size) * global_batch_size; the rules let the
 #: first evaluations be skipped (llama2_70b_lora, llama31_405b) and stable_diffusion's checkpoints be
 #: evaluated selectively, so the points are multiples of the interval, not every multiple.
 EVAL_FREQUENCY: list[tuple[str, str, str, int, str]] = [
-    ("flux1", "5.1.0", "6.1.0", 262144, "training_rules.adoc:448"),
-    ("gpt_oss_20b", "6.0.0", "6.1.0", 12288, "training_rules.adoc:449"),
-    ("llama31_8b", "5.1.0", "6.1.0", 12288, "training_rules.adoc:450"),
-    ("llama31_405b", "5.0.0", "5.0.0", 46080, "training_rules.adoc:708 (v5.0's schedule)"),
-    ("llama31_405b", "5.1.0", "6.1.0", 18432, "training_rules.adoc:451"),
-    ("llama2_70b_lora", "4.0.0", "6.1.0", 384, "training_rules.adoc:452"),
-    ("gpt3", "3.0.0", "4.1.0", 24576, "training_rules.adoc:937"),
-    ("stable_diffusion", "4.0.0", "5.0.0", 512000, "training_rules.adoc:998 (checkpoints)"),
+    ("flux1", "5.1.0", "6.1.0", 262144, "eval-frequency-flux1"),
+    ("gpt_oss_20b", "6.0.0", "6.1.0", 12288, "eval-frequency-gpt_oss_20b"),
+    ("llama31_8b", "5.1.0", "6.1.0", 12288, "eval-frequency-llama31_8b"),
+    ("llama31_405b", "5.0.0", "5.0.0", 46080, "eval-frequency-llama31_405b-v5.0"),
+    ("llama31_405b", "5.1.0", "6.1.0", 18432, "eval-frequency-llama31_405b"),
+    ("llama2_70b_lora", "4.0.0", "6.1.0", 384, "eval-frequency-llama2_70b_lora"),
+    ("gpt3", "3.0.0", "4.1.0", 24576, "eval-frequency-gpt3"),
+    ("stable_diffusion", "4.0.0", "5.0.0", 512000, "eval-frequency-stable_diffusion"),
 ]
 _EQUALS = re.compile(r"\s*v\[['\"]value['\"]\]\s*==\s*(\d+)\s*")
 _ROUND = re.compile(r"v(\d+)\.(\d+)")
@@ -176,7 +196,7 @@ def entry(version: str, benchmark: str, key: str, peers: dict[int | float, list[
         return None
     reference = REFERENCE.get((benchmark, key))
     if reference:
-        return {
+        found = {
             "values": [value for value, _ in reference],
             "required": False,
             "source": "the reference implementation: "
@@ -184,6 +204,14 @@ def entry(version: str, benchmark: str, key: str, peers: dict[int | float, list[
             + f" (commit {REFERENCE_COMMIT[:12]})",
             "peers": shown_peers,
         }
+        placeholders = [
+            {"value": value, "source": where}
+            for value, rounds, where in PLACEHOLDERS.get((benchmark, key), ())
+            if version in rounds
+        ]
+        if placeholders:
+            found["placeholders"] = placeholders
+        return found
     if not peers:
         return None
     submitters = {value: {f.split("/")[0] for f in folders} for value, folders in peers.items()}
@@ -237,15 +265,15 @@ def _version_key(version: str) -> tuple[int, ...]:
 
 
 def eval_frequency() -> dict[str, dict[str, Any]]:
-    """version -> benchmark -> the rules' evaluation interval in samples, with its source."""
+    """version -> benchmark -> the rules' evaluation interval in samples, with the citation of the rules' text."""
     table: dict[str, dict[str, Any]] = {}
     for ruleset in rulesets.SUPPORTED:
         version = ruleset.split("-", 1)[1]
-        for benchmark, first, last, samples, where in EVAL_FREQUENCY:
+        for benchmark, first, last, samples, citation in EVAL_FREQUENCY:
             if _version_key(first) <= _version_key(version) <= _version_key(last):
                 table.setdefault(version, {})[benchmark] = {
                     "samples": samples,
-                    "source": f"mlcommons/training_policies {where} (commit {RULES_COMMIT})",
+                    "citation": citation,
                 }
     return table
 

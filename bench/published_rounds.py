@@ -15,7 +15,11 @@ Every error and warning on a published result needs a review in
 every error or warning no review covers and exits 1 if there is one. A snapshot made by the
 search tool lacks files of 4 MiB and more: with `--mirrors DIR` (bare git directories named
 `*training_results_vX.Y*`) it lists what is missing and marks the folders affected, whose
-findings are then snapshot artefacts, not findings to review.
+findings are then snapshot artefacts, not findings to review. Each round's section lists every
+error with the reason it stands: the verdict and evidence of the review that covers it.
+
+A sample named for its round (`../shared/data/mlperf-training-v6.0-sample`) is a round too: pass
+its path as a ROUND.
 
 Getting a round: `git clone https://github.com/mlcommons/training_results_v4.1` (then point this
 harness at the clone), or extract a snapshot with `extract_round.py GITDIR DEST`.
@@ -124,15 +128,22 @@ class RoundResult:
     #: `export`'s score_minutes against the official ones (with --official)
     export_equal: int | None = None
     export_differences: list[str] = field(default_factory=list)
+    #: every error, by rule and the reason it stands: the review's verdict and evidence, or the snapshot
+    errors: Counter = field(default_factory=Counter)
+    error_folders: dict[tuple[str, str, str], set[str]] = field(default_factory=dict)
 
     def total(self, severity: str) -> int:
         return sum(n for (_, sev), n in self.by_rule.items() if sev == severity)
 
 
+#: A round's folder: `v4.1`, `training_results_v4.1`, or a sample named for its round (`mlperf-training-v6.0-sample`).
+ROUND_FOLDER = re.compile(r"(?:^|[^0-9A-Za-z])v(\d+\.\d+)(?:$|-sample$)")
+
+
 def round_name(path: Path) -> str:
-    match = re.search(r"v(\d+\.\d+)$", path.name)
+    match = ROUND_FOLDER.search(path.name)
     if not match:
-        raise SystemExit(f"{path}: a round folder is named vX.Y or training_results_vX.Y")
+        raise SystemExit(f"{path}: a round folder is named vX.Y, training_results_vX.Y or ...-vX.Y-sample")
     return match.group(1)
 
 
@@ -319,13 +330,20 @@ def audit_round(
             continue
         if folder in result.snapshot_folders:
             result.reviewed["snapshot-artefact (listed missing)"] += 1
-            continue
-        review = next((r for r in reviews if r.covers(result.name, finding)), None)
-        if review is None:
-            result.unreviewed.append(finding)
+            reason = ("snapshot-artefact", "the snapshot lacks files of this folder (4 MiB and more)")
         else:
-            review.used += 1
-            result.reviewed[review.verdict] += 1
+            review = next((r for r in reviews if r.covers(result.name, finding)), None)
+            if review is None:
+                result.unreviewed.append(finding)
+                reason = ("UNREVIEWED", finding["message"])
+            else:
+                review.used += 1
+                result.reviewed[review.verdict] += 1
+                reason = (review.verdict, review.evidence)
+        if severity == "error":
+            key = (finding["rule"], *reason)
+            result.errors[key] += 1
+            result.error_folders.setdefault(key, set()).add(folder or finding.get("path") or ".")
     return result
 
 
@@ -387,6 +405,18 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
             out.append(tabulate(counts, headers=["rule", "severity", "findings"], tablefmt="github"))
         else:
             out.append("No error or warning.")
+        if r.errors:
+            out.append("\nEvery error, with the reason it stands (the review's verdict and evidence):\n")
+            out.append(
+                tabulate(
+                    [
+                        [rule, n, len(r.error_folders[(rule, verdict, why)]), verdict, _first_sentence(why)]
+                        for (rule, verdict, why), n in sorted(r.errors.items(), key=lambda x: (-x[1], x[0]))
+                    ],
+                    headers=["rule", "errors", "folders", "verdict", "reason"],
+                    tablefmt="github",
+                )
+            )
         if r.reviewed:
             out.append("\nReviewed: " + ", ".join(f"{n} {v}" for v, n in sorted(r.reviewed.items())) + ".")
         if r.missing:
@@ -407,6 +437,14 @@ def tables(results: list[RoundResult], reviews: list[Review]) -> str:
         secs = ", ".join(f"{c} {r.seconds[c]:.0f} s" for c in COMMANDS if c in r.seconds)
         out.append(f"\nTimes (2 cores): {secs}.")
     return "\n".join(out) + "\n"
+
+
+def _first_sentence(text: str, limit: int = 240) -> str:
+    """A review's evidence as one table cell: its first sentence, cut at `limit` characters, on one line."""
+    text = " ".join(text.split()).replace("|", "\\|")
+    cut = re.search(r"(?<=[a-z0-9)\"'])\. ", text)
+    text = text[: cut.start() + 1] if cut else text
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def write_docs(text: str) -> None:
@@ -436,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
     rounds = list(args.rounds)
     if not rounds and args.rounds_dir:
         rounds = sorted(
-            (p for p in args.rounds_dir.iterdir() if p.is_dir() and re.search(r"v\d+\.\d+$", p.name)),
+            (p for p in args.rounds_dir.iterdir() if p.is_dir() and ROUND_FOLDER.search(p.name)),
             key=lambda p: tuple(map(int, round_name(p).split("."))),
         )
     if not rounds:

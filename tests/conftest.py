@@ -197,6 +197,23 @@ def official_output(folder: Path, name: str) -> Path:
     return newer if sys.version_info >= (3, 12) and newer.is_file() else folder / name
 
 
+def official_columns(table: str, invalid: dict[int, str] | None = None) -> str:
+    """A score table as `score --format csv` writes it, without the column it adds last to the
+    summarizer's (`invalid`): byte for byte the summarizer's own. `invalid` gives the added column's
+    value of the rows that have one (by row number, the header 0); every other row's is empty."""
+    lines = table.split("\n")
+    assert lines[0].endswith(",invalid"), lines[0]
+    kept = [lines[0][: -len(",invalid")]]
+    for number, line in enumerate(lines[1:], 1):
+        if not line:
+            kept.append(line)
+            continue
+        ending = "," + (invalid or {}).get(number, "")
+        assert line.endswith(ending), (number, line)
+        kept.append(line[: -len(ending)])
+    return "\n".join(kept)
+
+
 ROUNDS_ENV = "MLPERF_AUDIT_ROUNDS"
 
 

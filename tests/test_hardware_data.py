@@ -197,14 +197,23 @@ def test_a_b200_platform_planted_in_a_b300_run_is_seen(tmp_path):
 def test_memory_contradictions_on_the_published_descriptions(tmp_path):
     """Every description of every round: only those that contradict their accelerator are found
     (Oracle's v5.0 B200 and GB200 with an H200's 143771 MiB, Dell's v1.1 A100-PCIE-80GB with
-    40 GB, Dell's v5.1 H200 NVL with 96000 MiB); the variants and units of the others stay quiet."""
+    40 GB, Dell's v5.1 H200 NVL with 96000 MiB); the variants and units of the others stay quiet.
+    SYS007 is an error where a result folder uses the description, info where none does (Dell's
+    v5.1 H200 NVL description, published without results)."""
     found: dict[str, set[str]] = {"SYS006": set(), "SYS007": set()}
+    unused: set[str] = set()
     for round_name, folder in ROUNDS.items():
         root = tmp_path / round_name
         for systems in folder.glob("*/systems"):
             shutil.copytree(systems, root / systems.parent.name / "systems")
+            for used in (systems.parent / "results").glob("*/"):  # which descriptions results use, not their logs
+                (root / systems.parent.name / "results" / used.name).mkdir(parents=True)
         for finding in _findings(root, tuple(found), "auto"):
             found[finding.rule].add(f"v{round_name}/{finding.path}")
+            if finding.rule == "SYS007" and finding.severity.value == "info":
+                unused.add(f"v{round_name}/{finding.path}")
+            elif finding.rule == "SYS007":
+                assert finding.severity.value == "error", finding
     expected_sys006 = {
         f"v5.0/Oracle/systems/{n}.json" for n in ("1xBM.GPU.GB200.4", "2xBM.GPU.GB200.4", "18xBM.GPU.GB200.4")
     }
@@ -222,3 +231,4 @@ def test_memory_contradictions_on_the_published_descriptions(tmp_path):
     present = {f"v{r}" for r in ROUNDS}
     assert found["SYS006"] == {p for p in expected_sys006 if p.split("/")[0] in present}
     assert found["SYS007"] == {p for p in expected_sys007 if p.split("/")[0] in present}
+    assert unused == {p for p in {"v5.1/Dell/systems/1xXE7745x8H200-NVL-141GB.json"} if p.split("/")[0] in present}

@@ -13,6 +13,7 @@ import pytest
 from mlperf_audit.config import Config
 from mlperf_audit.engine.api import check
 from mlperf_audit.formats.objection import render_objection
+from mlperf_audit.model import Severity
 from mlperf_audit.reading.discovery import discover
 from mlperf_audit.reading.evidence import MAX_QUOTE, quotes
 
@@ -59,7 +60,7 @@ def test_one_objection_per_submitter_errors_first(tmp_path):
 def test_waived_and_info_findings_make_no_objection():
     report = check(FIXTURES / "clean", Config(cache_dir=None), quotes=True)
     assert all(f.severity.value == "info" for f in report.findings)
-    assert render_objection(report).startswith("No objection: no finding at warning or above")
+    assert render_objection(report).startswith("No objection: no error in ")
     backwards = check(TIME_BACKWARDS, Config(cache_dir=None), quotes=True)
     waived = dataclasses.replace(
         backwards, findings=tuple(dataclasses.replace(f, waived_by="accepted") for f in backwards.findings)
@@ -103,12 +104,26 @@ def test_a_system_description_is_quoted_unless_it_links_out_of_the_checked_folde
 
 
 @pytest.mark.sample
-def test_the_real_sample_objects_to_google_and_tinycorp_quoting_the_logs(cli, sample):
-    """On the published v4.1 sample: Google's gpt3 logs name a TPU v5p in a Trillium system (FOR006);
-    the objection quotes that record from the log itself."""
+def test_the_real_sample_has_only_warnings_and_no_objection_unless_asked(cli, sample):
+    """The published v4.1 sample has no error: seven warnings (Google's FOR006, tinycorp's bert
+    folders), guesses, not objections; the text says how many are left out and how to file them."""
     result = cli("check", str(sample), "--format", "objection", "--no-cache")
     assert result.code == 0, result.err
+    assert result.out.startswith(f"No objection: no error in <code>{sample}</code>".replace("_", "&#95;"))
+    warnings = sum(1 for f in check(sample, Config(cache_dir=None)).findings if f.severity.value == "warning")
+    assert warnings == 7
+    assert f"{warnings} warning(s) are not filed" in result.out and "<code>--fail-on warning</code>" in result.out
+    assert "## Objection" not in result.out
+
+
+@pytest.mark.sample
+def test_the_real_sample_objects_to_google_and_tinycorp_quoting_the_logs(cli, sample):
+    """On the published v4.1 sample, warnings filed as asked (`--fail-on warning`): Google's gpt3 logs
+    name a TPU v5p in a Trillium system (FOR006); the objection quotes that record from the log itself."""
+    result = cli("check", str(sample), "--format", "objection", "--no-cache", "--fail-on", "warning")
+    assert result.code == 1, result.err  # the warnings fail the check as asked
     text = result.out
+    assert "not filed" not in text
     assert [line for line in text.splitlines() if line.startswith("## ")] == [
         "## Objection against Google",
         "## Objection against tinycorp",
@@ -128,3 +143,32 @@ def test_an_objection_written_besides_the_text_report_quotes_too(cli, tmp_path):
     result = cli("check", str(TIME_BACKWARDS), "--report", f"objection:{out}", "--no-cache", "-q")
     assert result.code == 1 and "1 error(s)" in result.out
     assert out.read_text().count("</code>: <code>:::MLLOG ") == 1
+
+
+def test_an_error_is_filed_and_the_warnings_beside_it_are_counted(tmp_path):
+    """Errors only by default: a submitter with an error and a warning is objected to for the error,
+    and its warning is counted as not filed; `--fail-on warning` files both; a submitter with only
+    a warning gets no objection unless asked."""
+    root = tmp_path / "round"
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Fixture")
+    shutil.copytree(TIME_BACKWARDS / "Fixture", root / "Warned")
+    report = check(root, Config(cache_dir=None))
+    error = next(f for f in report.findings if f.submitter == "Warned" and f.severity.value == "error")
+    warning = dataclasses.replace(error, severity=Severity.WARNING, rule="FOR006", name="platform-not-described")
+    # Fixture: its error and a warning; Warned: only a warning
+    findings = [f for f in report.findings if f.submitter != "Warned" and f.severity.value != "warning"]
+    findings += [dataclasses.replace(warning, submitter="Fixture"), warning]
+    mixed = dataclasses.replace(report, findings=tuple(findings))
+    text = render_objection(mixed)
+    assert [line for line in text.splitlines() if line.startswith("## ")] == ["## Objection against Fixture"]
+    assert "1 warning(s) of this submitter are not filed (<code>--fail-on warning</code> files them)" in text
+    assert "FOR006" not in text and "- **warning**" not in text
+    asked = render_objection(dataclasses.replace(mixed, config=dataclasses.replace(mixed.config, fail_on="warning")))
+    assert [line for line in asked.splitlines() if line.startswith("## ")] == [
+        "## Objection against Fixture",
+        "## Objection against Warned",
+    ]
+    assert asked.count("- **warning**") == 2 and "not filed" not in asked
+    # an info is never filed, whatever --fail-on says
+    infos = render_objection(dataclasses.replace(report, config=dataclasses.replace(report.config, fail_on="info")))
+    assert "- **info**" not in infos

@@ -9,7 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 from mlperf_audit.reference import rulesets
-from mlperf_audit_rules.support import compliance_data, official_compliance
+from mlperf_audit_rules.support import compliance_data, official_compliance, policies
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -41,6 +41,15 @@ def test_every_supported_round_has_a_publication_day() -> None:
     """Step 4: a new round gets its (estimated, `~`) publication day in rulesets.PUBLISHED."""
     for name in rulesets.SUPPORTED:
         assert name.split("-", 1)[1] in rulesets.PUBLISHED, name
+
+
+def test_every_supported_round_has_the_rules_in_force_at_its_deadline() -> None:
+    """Step 6: a new round gets its training_policies commit in data/policies.json (bench/policies.py), or the
+    rules that cite the training rules have no text of the round to quote."""
+    for name in rulesets.SUPPORTED:
+        version = name.split("-", 1)[1]
+        if int(version.split(".")[0]) >= 1:
+            assert version in policies.policies()["rounds"], name
 
 
 def test_the_later_checks_were_reviewed_for_the_pinned_version() -> None:

@@ -178,8 +178,153 @@ def test_from_51_the_system_description_decides(tmp_path, host, fixture_publishe
     )
     found = _findings(root, host, ruleset="training-5.1.0", rules=("FOR009",))
     errors = [f for f in found if f.severity is Severity.ERROR]
-    assert errors and all("/fx_8xh100/" in f.path and "system description differs" in f.message for f in errors)
+    assert errors and all("/fx_8xh100/" in f.path for f in errors)
+    assert all(
+        "the hardware or software described differs from Fixture/systems/fx_8xh100.json of v4.0: "
+        "host_processor_model_name: 'Intel(R) Xeon(R) Platinum 8480C' -> 'Other Intel(R) Xeon(R) Platinum 8480C'"
+        in f.message
+        for f in errors
+    )
     assert all(f.severity is Severity.INFO for f in found if "/fx_8xh100/" not in f.path)
+
+
+def _describe(root: Path, **changes: object) -> None:
+    path = root / "Fixture" / "systems" / "fx_8xh100.json"
+    description = json.loads(path.read_text())
+    for field, value in changes.items():
+        if "." in field:
+            outer, inner = field.split(".")
+            description[outer][inner] = value
+        else:
+            description[field] = value
+    path.write_text(json.dumps(description, indent=4))
+
+
+@pytest.mark.parametrize(
+    ("changes", "severity", "shown"),
+    [
+        # v5.1 NVIDIA tyche retinanet: the same NCCL, its version string annotated
+        (
+            {"other_software_stack.nccl_version": "2.22.3-fix-v2.21.5-1"},
+            Severity.WARNING,
+            "only in names, notes or annotations (other_software_stack.nccl_version: '2.22.3' -> "
+            "'2.22.3-fix-v2.21.5-1' (annotation of the same version)): the hardware and software described are "
+            "the same",
+        ),
+        # v5.1 Nebius llama31_405b: another name and a note
+        (
+            {"system_name": "Fixture H100 n1 (8x H100)", "hw_notes": "H100 TGP 700W"},
+            Severity.WARNING,
+            "hw_notes: 'synthetic fixture, not a real system' -> 'H100 TGP 700W' (name or note); system_name: "
+            "'fx_8xh100' -> 'Fixture H100 n1 (8x H100)' (name or note)",
+        ),
+        # a blank field filled in, and a count written as a number
+        ({"accelerator_on-chip_memories": "50 MB L2", "accelerators_per_node": 8}, Severity.WARNING, "(filled in)"),
+        # another framework release: the software the runs used is not the one described
+        (
+            {"framework": "PyTorch NVIDIA Release 25.04", "hw_notes": "new note"},
+            Severity.ERROR,
+            "the hardware or software described differs from Fixture/systems/fx_8xh100.json of v4.0: framework: "
+            "'PyTorch NVIDIA Release 24.09' -> 'PyTorch NVIDIA Release 25.04'; hw_notes:",
+        ),
+        ({"other_software_stack.nccl_version": "2.23.4"}, Severity.ERROR, "nccl_version: '2.22.3' -> '2.23.4'; "),
+        ({"number_of_nodes": "2"}, Severity.ERROR, "number_of_nodes: '1' -> '2'"),
+    ],
+)
+def test_from_51_the_severity_follows_what_changed_in_the_description(
+    tmp_path, host, fixture_published, changes, severity, shown
+):
+    root = _republished(tmp_path)
+    _describe(root, **changes)
+    found = [f for f in _findings(root, host, ruleset="training-5.1.0", rules=("FOR009",)) if "/fx_8xh100/" in f.path]
+    assert found and {f.severity for f in found} == {severity}
+    assert all(shown in f.message for f in found), found[0].message
+    # what is identical is said exactly: the files were not edited beyond the submission lines
+    assert all("the same files but for the seed and submission_* lines" in f.message for f in found)
+
+
+def test_a_resubmission_with_its_files_edited_outside_the_records(tmp_path, host, fixture_published):
+    """The MLLOG records are the published ones, but a system dump was edited and the code places moved:
+    FOR009 says only the records are the same, FOR010 reports the edits."""
+    root = _republished(tmp_path)
+    bert = root / "Fixture" / "results" / "fx_8xh100" / "bert"
+    for log in bert.glob("result_*.txt"):
+        text = log.read_text().replace("/workspace/fixture/", "/workspace/renamed/")
+        log.write_text(':::SYSJSON {"system_name": "fx_8xh100", "host_processor_model_name": "edited"}\n' + text)
+    found = _findings(root, host, ruleset="training-5.1.0", rules=("FOR009", "FOR010"))
+    (edited,) = [f for f in found if f.rule == "FOR010"]
+    assert edited.severity is Severity.WARNING and edited.path.startswith("Fixture/results/fx_8xh100/bert/")
+    assert "with the same MLLOG records but for the seed and submission_* lines, and the files edited otherwise" in (
+        edited.message
+    )
+    assert "lines outside the MLLOG records, such as a :::SYSJSON system dump, in result_" in edited.message
+    assert "the records' code places, the file paths and line numbers they were logged from" in edited.message
+    (republished,) = [f for f in found if f.rule == "FOR009" and "/bert/" in f.path]
+    assert republished.severity is Severity.INFO  # the same description
+    assert (
+        "the same MLLOG records, timed from run_start, but for the seed and submission_* lines; the files differ"
+        in (republished.message)
+    )
+    assert "the same files" not in republished.message
+    # before 5.1 no rule speaks of resubmission: the edit is information
+    found = _findings(root, host, ruleset="training-4.1.0", rules=("FOR010",))
+    assert [f.severity for f in found] == [Severity.INFO]
+
+
+def test_a_resubmission_rescored_under_other_rcps(tmp_path, host, fixture_published, monkeypatch):
+    """FOR013 states both scores when the same runs score otherwise under the checked round's rules; the
+    scores themselves come from the RCP check (the real case: v5.1 Nebius, below)."""
+    from mlperf_audit_rules import forensics
+
+    root = _republished(tmp_path)
+    monkeypatch.setattr(
+        forensics, "_score", lambda result, context, version: (10.0, 1.0) if version == "4.0.0" else (12.5, 1.25)
+    )
+    found = _findings(root, host, rules=("FOR013",))
+    assert found and {f.severity for f in found} == {Severity.INFO}
+    (bert,) = [f for f in found if f.path == "Fixture/results/fx_8xh100/bert"]
+    assert bert.message == (
+        "the 10 runs published in v4.0 Fixture/results/fx_8xh100/bert score 12.50 min under the RCPs of "
+        "training-4.1.0 (scaling factor 1.2500), 10.00 min under those of v4.0 (factor 1.0000): the same times to "
+        "train, other reference convergence points"
+    )
+    monkeypatch.setattr(forensics, "_score", lambda result, context, version: (10.0, 1.0))
+    assert _findings(root, host, rules=("FOR013",)) == []
+
+
+def test_what_changed_in_a_description():
+    changes = {
+        c.field: c.kind
+        for c in published_runs.description_changes(
+            {
+                "a_version": "2.26.3",
+                "cpu": "8562Y+",
+                "accelerator_model_name": "NVIDIA H100",
+                "n": "8",
+                "hw_notes": "",
+                "x": "N/A",
+                "other_software_stack": [{"cuda": "12.8"}],
+            },
+            {
+                "a_version": "2.26.3-fix-v2.25.1-1",
+                "cpu": "6767P",
+                "accelerator_model_name": "NVIDIA H100 NVL",
+                "n": 8,
+                "hw_notes": "TDP",
+                "x": "",
+                "other_software_stack": {"cuda": "12.8.1"},
+            },
+        )
+    }
+    assert changes == {
+        "a_version": "annotation of the same version",
+        "cpu": "hardware or software",
+        # a model name is no version string: "H100 NVL" is another accelerator, not an annotated "H100"
+        "accelerator_model_name": "hardware or software",
+        "hw_notes": "filled in",
+        "x": "blank either way",
+        "other_software_stack.cuda": "annotation of the same version",
+    }
 
 
 def test_another_submitters_published_runs_are_an_error(tmp_path, host, fixture_published):
@@ -209,9 +354,14 @@ def test_a_republished_run_with_a_record_renamed(tmp_path, host, fixture_publish
 def test_the_sample_holds_runs_published_before_and_no_copies(sample, host):
     found = _findings(sample, host)
     # tinybox_green's result_8.txt repeats result_3.txt (FOR004, reviewed): one copy is not a copied folder
-    assert [(f.rule, f.path) for f in found if f.rule not in ("FOR009",)] == [
+    assert [(f.rule, f.path) for f in found if f.rule not in ("FOR009", "FOR010")] == [
         ("FOR004", "tinycorp/results/tinybox_green/bert/result_8.txt")
     ]
+    # NVIDIA's v4.0 runs published again without the :::SYSJSON line of v4.0's logs: information before 5.1
+    edited = [f for f in found if f.rule == "FOR010"]
+    assert edited and all(f.severity is Severity.INFO for f in edited)
+    assert {f.path.rsplit("/", 1)[0] for f in edited} <= set(REPUBLISHED)
+    assert all("lines outside the MLLOG records" in f.message for f in edited)
     found = [f for f in found if f.rule == "FOR009"]
     by_folder = {f.path.rsplit("/", 1)[0]: f for f in found}
     assert {
@@ -266,14 +416,27 @@ def test_a_system_folder_copied_to_a_second_system(sample, tmp_path, host):
             log.read_text().replace('"submission_platform", "value": "', '"submission_platform", "value": "copy-')
         )
         _reseed(log, 77 + number)
-    found = [f for f in _findings(root, host) if f.rule == "FOR008"]
-    assert sorted((f.path.rsplit("/", 1)[0], f.severity) for f in found) == [
-        ("NVIDIA/results/h200_copy/stable_diffusion", Severity.ERROR),
-        (folder, Severity.ERROR),
-    ]
-    (copied,) = [f for f in found if "/h200_copy/" in f.path]
+    # the copy's platform label was edited and the logs hold no system dump: which is the copy cannot be told
+    (found,) = [f for f in _findings(root, host) if f.rule == "FOR008"]
+    assert found.severity is Severity.ERROR and found.path.startswith("NVIDIA/results/h200_ngc24.09_nemo/")
+    assert found.message.startswith(f"NVIDIA/results/h200_copy/stable_diffusion and {folder} hold the same runs")
+    assert "one of them is a copy, and which the logs do not tell" in found.message
+    # a system dump in the copy's logs names the original's host processor: the copy is told, and only it reported
+    original_cpu = description["host_processor_model_name"] = json.loads(
+        (root / "NVIDIA/systems/h200_ngc24.09_nemo.json").read_text()
+    )["host_processor_model_name"]
+    for log in sorted(copy.glob("result_*.txt")):
+        dump = json.dumps({"system_name": "h200_ngc24.09_nemo", "host_processor_model_name": original_cpu.upper()})
+        log.write_text(f"+ echo ':::SYSJSON {dump}'\n:::SYSJSON {dump}\n" + log.read_text())
+    (copied,) = [f for f in _findings(root, host) if f.rule == "FOR008"]
+    assert copied.severity is Severity.ERROR and copied.path.startswith("NVIDIA/results/h200_copy/stable_diffusion/")
     assert "every run is a copy" in copied.message and "another system of the same submitter" in copied.message
     assert f"of runs of {folder}" in copied.message
+    assert (
+        "this folder is the copy: the system dump in its logs (:::SYSJSON) names system_name 'h200_ngc24.09_nemo'"
+        in (copied.message)
+    )
+    assert "the other description's, where this folder's description says 'Another CPU'" in copied.message
 
 
 @pytest.mark.sample
@@ -292,8 +455,10 @@ def test_another_submitters_runs_with_org_and_seeds_changed(sample, tmp_path, ho
         _reseed(log, 5 + number)
     found = [f for f in _findings(root, host) if f.rule == "FOR008"]
     mine, copied = sorted(found, key=lambda f: f.path.startswith("NVIDIA"), reverse=True)
-    assert mine.severity is copied.severity is Severity.ERROR
+    # the logs do not tell which submitter copied: a warning on each, no error against the original
+    assert mine.severity is copied.severity is Severity.WARNING
     assert "another submitter's (Acme)" in mine.message and "another submitter's (NVIDIA)" in copied.message
+    assert all("which folder is the copy the logs do not tell" in f.message for f in found)
     # one run of their own: the rest are still copies, a warning
     shutil.copy(sample / "Dell/results/XE9680x8H100-SXM-80GB/ssd/result_0.txt", logs[0])
     found = [f for f in _findings(root, host) if f.rule == "FOR008"]
@@ -310,7 +475,7 @@ def test_a_v40_folder_republished_in_a_v41_tree(sample, tmp_path, host):
     for log in (root / folder).glob("result_*.txt"):
         text = log.read_text().replace('"submission_platform", "value": "', '"submission_platform", "value": "edited-')
         log.write_text(text)
-    (found,) = _findings(root, host)
+    (found,) = [f for f in _findings(root, host) if f.rule != "FOR010"]  # FOR010: v4.0's :::SYSJSON line dropped
     assert found.rule == "FOR009" and found.severity is Severity.INFO
     assert "every run published before, in v4.0 NVIDIA/results/h200_ngc24.04_pytorch/ssd" in found.message
     shutil.move(root / "NVIDIA", root / "Acme")
@@ -318,6 +483,74 @@ def test_a_v40_folder_republished_in_a_v41_tree(sample, tmp_path, host):
         log.write_text(
             log.read_text().replace('"submission_org", "value": "NVIDIA"', '"submission_org", "value": "Acme"')
         )
-    (found,) = _findings(root, host)
+    (found,) = [f for f in _findings(root, host) if f.rule == "FOR009"]
     assert found.severity is Severity.ERROR and "(submitter NVIDIA)" in found.message
     assert "another submitter's runs are not a resubmission" in found.message
+
+
+# --- the published rounds ($MLPERF_AUDIT_ROUNDS) ---------------------------------------------------
+
+
+def _round(name: str) -> Path:
+    rounds = published_rounds()
+    if name not in rounds:
+        pytest.skip(f"$MLPERF_AUDIT_ROUNDS holds no v{name}")
+    return rounds[name]
+
+
+def test_v51_copies_republications_and_rescores(host):
+    """v5.1 as reviewed: Dell's XE9780 retinanet and rgat are the copy (not the XE9680L folders they copy);
+    NVIDIA's tyche retinanet and Nebius' llama31_405b changed only an annotation, names and notes (warnings
+    that show it); Dell's 1xXE9680x8H200 logs had their system dump edited; Nebius' logs score otherwise
+    under v5.1's RCPs."""
+    root = _round("5.1")
+    found = _findings(root, host, ruleset="training-5.1.0", rules=("FOR007", "FOR008", "FOR009", "FOR010", "FOR013"))
+    by = {(f.rule, f.path.rsplit("/", 1)[0] if f.path.endswith(".txt") else f.path): f for f in found}
+    copies = sorted(folder for rule, folder in by if rule == "FOR008")
+    assert copies == [
+        "Dell/results/1xXE9780x8B200-SXM-180GB/retinanet",
+        "Dell/results/1xXE9780x8B200-SXM-180GB/rgat",
+    ]
+    copy = by[("FOR008", "Dell/results/1xXE9780x8B200-SXM-180GB/retinanet")]
+    assert copy.severity is Severity.ERROR
+    assert "this folder is the copy: its logs' submission_platform '1xXE9680Lx8B200-SXM-180GB' names the other" in (
+        copy.message
+    )
+    assert "host processor 'INTEL(R) XEON(R) PLATINUM 8562Y+', the other description's, where this folder's " in (
+        copy.message
+    )
+    assert "description says 'Intel(R) Xeon(R) 6767P'" in copy.message
+    for system in ("tyche_ngpu8_ngc25.04_pytorch", "tyche_ngpu512_ngc25.04_pytorch"):
+        nccl = by[("FOR009", f"NVIDIA/results/{system}/retinanet")]
+        assert nccl.severity is Severity.WARNING
+        assert "other_software_stack.nccl_version: '2.26.3' -> '2.26.3-fix-v2.25.1-1' (annotation" in nccl.message
+        assert "the same files but for the seed and submission_* lines" in nccl.message
+    for nodes in ("64", "128"):
+        nebius = by[("FOR009", f"Nebius/results/nebius_h200_n{nodes}/llama31_405b")]
+        assert nebius.severity is Severity.WARNING
+        assert f"system_name: 'nebius_soperator_8xH200_n{nodes}' -> 'Nebius H200 n{nodes}" in nebius.message
+    rescored = by[("FOR013", "Nebius/results/nebius_h200_n64/llama31_405b")]
+    assert rescored.severity is Severity.INFO
+    assert "score 237.61 min under the RCPs of training-5.1.0" in rescored.message
+    assert "244.59 min under those of v5.0" in rescored.message
+    # the summarizer's own scores of the two publications are those the finding states
+    from mlperf_audit.engine.api import score
+
+    for name, folder, shown in (
+        ("5.1", "Nebius/results/nebius_h200_n64/llama31_405b", "237.61"),
+        ("5.0", "Nebius/results/nebius_soperator_8xH200_n64_ngc25.01_nemo/llama31_405b", "244.59"),
+    ):
+        (published,) = score(_round(name) / folder, Config(ruleset=f"training-{name}.0"), host)
+        assert f"{published.score_minutes:.2f}" == shown
+    dump = by[("FOR010", "Dell/results/1xXE9680x8H200-SXM-141GB/retinanet")]
+    assert dump.severity is Severity.WARNING and "lines outside the MLLOG records" in dump.message
+    assert "the files differ otherwise" in by[("FOR009", "Dell/results/1xXE9680x8H200-SXM-141GB/retinanet")].message
+    counts = sorted((f.rule, f.severity.value) for f in found)
+    assert {key: counts.count(key) for key in counts} == {
+        ("FOR008", "error"): 2,
+        ("FOR009", "error"): 8,
+        ("FOR009", "warning"): 4,
+        ("FOR009", "info"): 6,
+        ("FOR010", "warning"): 2,
+        ("FOR013", "info"): 2,
+    }

@@ -9,10 +9,13 @@ folder with `power/`) is in joules, per run and per result (the detailed table's
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
+
+from .model import Finding, Severity
 
 SCHEMA_VERSION = 1
 SPEC_COLUMNS = [
@@ -122,6 +125,23 @@ class BenchmarkScore:
     #: against the published envelope (closed results): how far below its bound the result's
     #: accelerator-minutes are (above 1: beyond it), and the bound explained
     envelope: tuple[float, str] | None = None
+    #: Why the result is not a valid one: the codes of the errors found about its folder (waived
+    #: ones apart), sorted; empty when it has none. The official summarizer scores such a folder
+    #: all the same: the score is kept, and every output marks it (`valid`, `invalid_reason`).
+    #: Set after the check, from its findings, by `with_validity` alone.
+    invalid: tuple[str, ...] = ()
+
+    @property
+    def valid(self) -> bool:
+        """No error was found about the result's folder (waived ones apart)."""
+        return not self.invalid
+
+    @property
+    def invalid_reason(self) -> str | None:
+        """Why the result is not valid ("error RCP004 in the folder"), None when it is."""
+        if not self.invalid:
+            return None
+        return f"error{'s' if len(self.invalid) > 1 else ''} {', '.join(self.invalid)} in the folder"
 
     @property
     def division(self) -> str | None:
@@ -189,7 +209,29 @@ class BenchmarkScore:
             "samples_to_converge": self.samples_to_converge,
             "spread": self.spread.to_dict(),
             "note": self.note,
+            "valid": self.valid,
+            "invalid_reason": self.invalid_reason,
         }
+
+
+def folder_key(submitter: str | None, system: str | None, benchmark: str | None) -> tuple[str | None, ...]:
+    """How a finding and a score name the benchmark folder they are about."""
+    return (submitter or None, system or None, benchmark or None)
+
+
+def with_validity(scores: Iterable[BenchmarkScore], findings: Iterable[Finding]) -> list[BenchmarkScore]:
+    """`scores` with `invalid` set from the check's `findings`: a result is invalid when an error
+    that no waiver accepted is about its folder (its submitter, system and benchmark, as `export`
+    counts findings per folder). The one place this fact is made; every output reads it."""
+    errors: dict[tuple[str | None, ...], set[str]] = {}
+    for finding in findings:
+        if finding.severity is Severity.ERROR and not finding.waived_by and finding.benchmark:
+            errors.setdefault(folder_key(finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
+    marked = []
+    for score in scores:
+        codes = tuple(sorted(errors.get(folder_key(score.submitter, score.system, score.benchmark), ())))
+        marked.append(dataclasses.replace(score, invalid=codes) if codes != score.invalid else score)
+    return marked
 
 
 def url_prefix(ruleset: str) -> str:

@@ -115,6 +115,10 @@ class HyperparametersDiffer(BenchmarkRule):
     and the RCP check assumes one batch size. Different values mean several configurations were
     mixed, perhaps to keep the fastest.
 
+    The finding names every run of a value other than the one most runs log; where no value is
+    held by more runs than every other, one finding names each value with its runs (none is the odd
+    one out).
+
     Example: `opt_base_learning_rate` 0.002 in nine runs and 0.0025 in one.
 
     How to fix: rerun with one configuration.
@@ -144,6 +148,19 @@ class HyperparametersDiffer(BenchmarkRule):
         for key, values in sorted(seen.items()):
             if len(values) < 2:
                 continue
+            counts = sorted((len(runs) for runs in values.values()), reverse=True)
+            if counts[0] == counts[1]:
+                # no value is held by more runs than every other: none is the odd one out, every run is named
+                split = sorted(values.items(), key=lambda item: (-len(item[1]), item[1][0].name))
+                every = [run for _, runs in split for run in runs]
+                yield self.finding(
+                    f"{key} differs between the runs, no value held by most: "
+                    + "; ".join(f"{quoted[whole]} in {', '.join(run.name for run in runs)}" for whole, runs in split),
+                    path=every[0].path,
+                    line=first_line.get((every[0].path, key)),
+                    related=[(run.path, first_line.get((run.path, key))) for run in every[1:21]],
+                )
+                continue
             majority = max(values.items(), key=lambda item: len(item[1]))[0]
             for whole, runs in values.items():
                 if whole == majority:
@@ -154,6 +171,7 @@ class HyperparametersDiffer(BenchmarkRule):
                     f"{len(values[majority])} other run(s)",
                     path=runs[0].path,
                     line=first_line.get((runs[0].path, key)),
+                    related=[(run.path, first_line.get((run.path, key))) for run in runs[1:21]],
                 )
 
 
@@ -234,8 +252,11 @@ class DatasetConstantDiffers(BenchmarkRule):
     of one run); this rule reports the others, which no official tool checks, as warnings: the
     rules did not name them. Keys that are not sizes of the dataset in
     the reference (retinanet's and maskrcnn's batches per epoch, samples consumed, dlrm_dcnv2's
-    train_samples, rnnt's filtered count) are not compared. The finding names the reference, its
-    source and how many published submitters and folders log each value.
+    train_samples, rnnt's filtered count) are not compared. A value that the round's reference
+    implementation itself logged as a placeholder is not reported (`placeholders` in the data, with
+    its source: v3.1's stable_diffusion reference logged `train_samples` 1, "a placeholder until a
+    dataset is picked", until 2024-02-29). The finding names the reference, its source and how many
+    published submitters and folders log each value.
 
     Why it matters: the closed division fixes the dataset. A training or evaluation set of another
     size is another benchmark (an image missing from the validation set, COCO without the reference's
@@ -263,6 +284,8 @@ class DatasetConstantDiffers(BenchmarkRule):
         for key, entry in sorted(reference.items()):
             if entry.get("required"):  # the official check of the round reports it (CMP)
                 continue
+            # what the round's reference implementation itself logged as a placeholder is not the run's defect
+            placeholders = [p.get("value") for p in entry.get("placeholders", ()) if isinstance(p, dict)]
             differing = [
                 (run, event)
                 for run in result.runs
@@ -270,6 +293,7 @@ class DatasetConstantDiffers(BenchmarkRule):
                 and (event := run.first(key)) is not None
                 and (value := _as_number(event.value)) is not None
                 and value not in entry.get("values", ())
+                and value not in placeholders
             ]
             if not differing:
                 continue

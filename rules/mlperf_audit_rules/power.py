@@ -30,7 +30,10 @@ from mlperf_audit import (
     SystemDescription,
     hookimpl,
     power_logs,
+    rulesets,
 )
+from mlperf_audit_rules.support import policies
+from mlperf_audit_rules.support.power_rounds import reads_in_file_order, summarizer_of
 
 #: ASCII digits, few enough for `int`: a name of thousands of digits (or of '٣') numbers no node.
 _INDEX = re.compile(r"^(node|sw)_([0-9]{1,9})(\.[^.]*)?$")
@@ -225,8 +228,9 @@ class PowerUnknownFile(_PowerRule):
 
 
 #: The power measurement rules of MLPerf Training, quoted by the rules below (section numbers of
-#: the document as rendered).
-POWER_RULES = "https://github.com/mlcommons/training_policies/blob/master/power_measurement.adoc"
+#: the document as rendered); a finding links the text in force at its round's deadline
+#: (`data/policies.json`), this one where the data holds no round.
+POWER_RULES = "mlcommons/training_policies power_measurement.adoc"
 
 #: "Power measurement must be at least once every second" (POWER_RULES, 2.4). The published 1 Hz
 #: node logs (v4.1 Dell, v5.0 Lenovo: 115 logs, `bench/power_logs.py`) have a median interval of
@@ -272,12 +276,79 @@ def _seconds(ms: float) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+#: At most this many groups of a folded list of logs are named in a message (the rest are counted).
+MAX_NAMED = 8
+_NUMBERED = re.compile(r"^(.*?)([0-9]+)(\.[^.]*)?$")
+
+
+def _names(names: list[str]) -> str:
+    """File names in natural order, consecutive numbers folded: `node_1.txt to node_8.txt, node_10.txt`;
+    beyond MAX_NAMED items the rest are counted."""
+    parsed = {name: _NUMBERED.match(name) for name in names}
+    items: list[str] = []
+    numbered: dict[tuple[str, str], list[int]] = {}
+    for name, match in parsed.items():
+        if match is None:
+            items.append(name)
+        else:
+            numbered.setdefault((match.group(1), match.group(3) or ""), []).append(int(match.group(2)))
+    for (prefix, suffix), numbers in sorted(numbered.items()):
+        numbers.sort()
+        low = previous = numbers[0]
+        for number in [*numbers[1:], None]:
+            if number is not None and number == previous + 1:
+                previous = number
+                continue
+            first, last = f"{prefix}{low}{suffix}", f"{prefix}{previous}{suffix}"
+            items.append(
+                first if low == previous else f"{first} to {last}" if previous > low + 1 else f"{first}, {last}"
+            )
+            if number is not None:
+                low = previous = number
+    shown = ", ".join(items[:MAX_NAMED])
+    return shown + (f" and {len(items) - MAX_NAMED} more" if len(items) > MAX_NAMED else "")
+
+
+def fold(logs: list[PowerLog], measured: list[PowerLog], noun: str = "node logs") -> str:
+    """Which of a folder's node logs (`measured`) `logs` are, in one phrase, the runs with the same
+    files named together: `all 80 node logs of 10 runs (node_1.txt to node_8.txt in each)`, `3 of 80
+    node logs: power/result_4/node_5.txt; node_2.txt of 2 runs`."""
+    if len(logs) == len(measured) == 1:
+        return logs[0].shown
+    runs = list(dict.fromkeys(log.run for log in logs))
+    by_run: dict[str, list[str]] = {}
+    for log in logs:
+        by_run.setdefault(log.run, []).append(log.name)
+    groups: dict[str, list[str]] = {}
+    for run, names in by_run.items():
+        groups.setdefault(_names(names), []).append(run)
+    if len(logs) == len(measured):
+        head = f"all {len(logs)} {noun} of " + (f"{len(runs)} runs" if len(runs) > 1 else f"power/{runs[0]}")
+        if len(groups) == 1:
+            return f"{head} ({next(iter(groups))}{' in each' if len(runs) > 1 else ''})"
+    else:
+        head = f"{len(logs)} of {len(measured)} {noun}"
+    details = [
+        (f"power/{group_runs[0]}/{names}" if len(by_run[group_runs[0]]) == 1 else f"power/{group_runs[0]}: {names}")
+        if len(group_runs) == 1
+        else f"{names} of {len(group_runs)} runs"
+        for names, group_runs in list(groups.items())[:MAX_NAMED]
+    ]
+    more = f"; and {len(groups) - MAX_NAMED} more" if len(groups) > MAX_NAMED else ""
+    return f"{head}: {'; '.join(details)}{more}"
+
+
+def _related(logs: list[PowerLog], line: dict[str, int | None] | None = None) -> tuple[tuple[str, int | None], ...]:
+    return tuple((log.path, (line or {}).get(log.path)) for log in logs[:20])
+
+
 class PowerSamplingInterval(_PowerRule):
     """Node power logs are sampled less often than once a second.
 
     What it checks: the median interval between consecutive `power_reading` records (in time
-    order) of every `node_*` log; above 1.25 s the node is sampled below 1 Hz. The finding gives
-    the measured median, the share of intervals longer than 1 s and the longest, per run.
+    order) of every `node_*` log; above 1.25 s the node is sampled below 1 Hz. One finding per
+    benchmark folder names the logs (folded: `node_1.txt to node_8.txt in each` run) and gives the
+    measured medians, and the share of intervals longer than 1 s and the longest of the slowest log.
 
     Why it matters: the power rules require it: "Power measurement must be at least once every
     second distributed evenly throughout the timed portion of a run" (MLPerf Training power
@@ -286,7 +357,9 @@ class PowerSamplingInterval(_PowerRule):
     published 1 Hz logs have a median of exactly 1000 ms (up to 27% of their intervals are 2 s
     where readings are stamped in whole seconds); the v4.0 logs of Sustainable Metal Cloud
     (`smc-ac-power`, `smc-dc-power`) have medians near 2006 ms (mlcommons/training_results_v4.0
-    issue 4).
+    issue 4). The hint links the text in force at the round's deadline (`data/policies.json`); for
+    a round whose rules did not yet hold it (power_measurement.adoc entered the main branch on
+    2023-09-21: rounds before v3.1) the finding is a warning.
 
     Example: `node_0.txt` with readings at 1715283519046, 1715283521052, 1715283523059 ...
 
@@ -300,29 +373,43 @@ class PowerSamplingInterval(_PowerRule):
     severity = Severity.ERROR
     fails_run = False  # the official scoring keeps the run; the finding says the rules do not
 
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        if result.folder.power is not None:
+            yield from self.sampling(result, context.version)
+
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
-        by_run: dict[str, list[PowerLog]] = {}
-        for log in _node_logs(result):
-            median = log.sampling.median_interval_ms
-            if median is not None and median > MAX_MEDIAN_INTERVAL_MS:
-                by_run.setdefault(log.run, []).append(log)
-        for run, slow in by_run.items():
-            measured = [log for log in _node_logs(result) if log.run == run]
-            worst = max(slow, key=lambda log: log.sampling.median_interval_ms or 0)
-            sampling = worst.sampling
-            medians = sorted(log.sampling.median_interval_ms or 0 for log in slow)
-            spread = f"{medians[0]:.0f}" if medians[0] == medians[-1] else f"{medians[0]:.0f} to {medians[-1]:.0f}"
-            share = sampling.over_one_second / sampling.intervals if sampling.intervals else 0
-            longest = max((b - a for a, b in sampling.gaps), default=0)
-            yield self.finding(
-                f"{len(slow)} of {len(measured)} node logs of power/{run} are sampled every {spread} ms (median "
-                f"interval); {worst.name}: {share:.0%} of {sampling.intervals} intervals longer than 1 s"
-                + (f", the longest {_seconds(longest)}" if longest else "")
-                + "; the power rules require at least one reading per second",
-                path=f"{result.path}/power/{run}",
-                related=tuple((log.path, None) for log in [worst, *(log for log in slow if log is not worst)][:20]),
-                hint=f"measure at least once a second ({POWER_RULES}, 2.4) and measure the runs again",
-            )
+        yield from self.sampling(result, "")
+
+    def sampling(self, result: BenchmarkResult, version: str) -> Iterable[Finding]:
+        cited = policies.cite("power-once-a-second", version)
+        where = cited.quoted if cited is not None else f"{POWER_RULES}, 2.4"
+        # a requirement the text in force at the round's deadline does not hold is at most a warning
+        severity = policies.at_most_warning(self.severity, "power-once-a-second", version)
+        measured = _node_logs(result)
+        slow = [
+            log
+            for log in measured
+            if log.sampling.median_interval_ms is not None and log.sampling.median_interval_ms > MAX_MEDIAN_INTERVAL_MS
+        ]
+        if not slow:
+            return
+        worst = max(slow, key=lambda log: log.sampling.median_interval_ms or 0)
+        sampling = worst.sampling
+        medians = sorted(log.sampling.median_interval_ms or 0 for log in slow)
+        spread = f"{medians[0]:.0f}" if medians[0] == medians[-1] else f"{medians[0]:.0f} to {medians[-1]:.0f}"
+        share = sampling.over_one_second / sampling.intervals if sampling.intervals else 0
+        longest = max((b - a for a, b in sampling.gaps), default=0)
+        yield self.finding(
+            f"{fold(slow, measured)} {'is' if len(slow) == 1 else 'are'} sampled every {spread} ms (median interval); "
+            + (f"{worst.shown}: " if len(slow) > 1 else "")
+            + f"{share:.0%} of {sampling.intervals} intervals longer than 1 s"
+            + (f", the longest {_seconds(longest)}" if longest else "")
+            + "; the power rules require at least one reading per second",
+            path=f"{result.path}/power",
+            related=_related([worst, *(log for log in slow if log is not worst)]),
+            severity=severity,
+            hint=f"measure at least once a second ({where}) and measure the runs again",
+        )
 
 
 class PowerReadingGap(_PowerRule):
@@ -330,7 +417,8 @@ class PowerReadingGap(_PowerRule):
 
     What it checks: the intervals between consecutive readings (time order) of every `node_*` log
     that fall between the run's `run_start` and `run_stop`; one longer than 10 s is a gap. The
-    published 1 Hz logs never go longer than 7 s without a reading.
+    published 1 Hz logs never go longer than 7 s without a reading. One finding per benchmark
+    folder counts the gaps, gives the longest and names the logs that have one.
 
     Why it matters: "Power measurement must be at least once every second distributed evenly
     throughout the timed portion of a run" (power_measurement.adoc, 2.4): the summarizer counts
@@ -350,7 +438,9 @@ class PowerReadingGap(_PowerRule):
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
         runs = _runs_by_folder(result)
-        for log in _node_logs(result):
+        measured = _node_logs(result)
+        gapped: list[tuple[PowerLog, int, float, float, float]] = []  # (log, gaps, start, end, run_start)
+        for log in measured:
             timed = _timed(runs.get(log.run))
             if timed is None:
                 continue
@@ -361,92 +451,220 @@ class PowerReadingGap(_PowerRule):
             ]
             if inside:
                 start, end = max(inside, key=lambda gap: gap[1] - gap[0])
-                yield self.finding(
-                    f"{log.shown} has {len(inside)} gap(s) longer than {_seconds(MAX_GAP_MS)} inside the run, the "
-                    f"longest {_seconds(end - start)} from {_seconds(start - timed[0])} after run_start",
-                    path=log.path,
-                )
+                gapped.append((log, len(inside), start, end, timed[0]))
+        if not gapped:
+            return
+        log, count, start, end, run_start = max(gapped, key=lambda item: item[3] - item[2])
+        shown = [item[0] for item in gapped]
+        total = sum(item[1] for item in gapped)
+        yield self.finding(
+            f"{total} gap(s) longer than {_seconds(MAX_GAP_MS)} inside the run, the longest {_seconds(end - start)} "
+            f"from {_seconds(start - run_start)} after run_start"
+            + (f" ({log.shown})" if len(shown) > 1 else "")
+            + f", in {fold(shown, measured)}",
+            path=log.path if len(shown) == 1 else f"{result.path}/power",
+            related=_related(shown),
+        )
 
 
 class PowerRunNotCovered(_PowerRule):
-    """A node's readings do not cover its run from `run_start` to `run_stop`.
+    """A node's readings do not cover its run from `run_start` to `run_stop`, or its measurement window holds none.
 
-    What it checks: for every `node_*` log, that the readings inside its measurement window
-    (`power_measurement_start` to `power_measurement_stop`, the readings the energy integrates)
+    What it checks: for every `node_*` log, that the readings the round's summarizer integrates
     begin no later than 5 s after the run's `run_start` and end no earlier than 5 s before its
     `run_stop`. The published 1 Hz logs leave at most 2 s. More than a minute uncovered is an
-    error: no published power log's clock differs from its result log's by that much. A window
-    with no reading in it (a `power_measurement_stop` stamped at its start) is an error too: the
-    summarizer integrates nothing and stops.
+    error: no published power log's clock differs from its result log's by that much. Which
+    readings are integrated follows the round's summarizer (mlcommons/logging): from v4.1 on
+    (c401ff0) those between `power_measurement_start` and `power_measurement_stop` in time; in
+    v4.0 and before, those between the two records in the file, the v4.0 summarizer ending the
+    window at the last reading when it is later than the stop (4054425).
+
+    A `power_measurement_stop` stamped before every reading (at the start's time) is reported
+    once per benchmark folder with the readings' real coverage: a warning where the round's
+    summarizer still integrates the readings (v4.0: the records in file order), an error where it
+    integrates none and stops with no energy (from v4.1 on). Each cause is one finding per folder,
+    naming the node logs it concerns.
 
     Why it matters: "Power measurement begins just before a run starts and stops just afterwards.
     Power measurement must include all timed operations" (power_measurement.adoc, 2.5). The
     energy is the window's mean power times the time-to-train: a window that misses the end of a
-    run (the last epochs, the final evaluation) reports the power of another part of it.
+    run (the last epochs, the final evaluation) reports the power of another part of it. A stop
+    record that does not mark the end of the measurement leaves the energy to how a given
+    summarizer reads the log.
 
     Example: readings until 1715290000000, `power_measurement_stop` at 1715290000000, `run_stop`
-    at 1715291744000 (29 minutes later).
+    at 1715291744000 (29 minutes later); or (v4.0 Sustainable Metal Cloud) `power_measurement_stop`
+    on the last line stamped 1715341078316 like `power_measurement_start` on the first, with 192
+    readings between them covering the run.
 
     How to fix: start the measurement before `run_start` and stop it after `run_stop`, on clocks
-    that agree (NTP), and log `power_measurement_stop` when the measurement ends.
+    that agree (NTP), and log `power_measurement_stop` with the time the measurement ends.
     """
 
     code = "PWR007"
     name = "power-run-not-covered"
-    summary = "A node's power readings do not cover its run from run_start to run_stop."
+    summary = "A node's power readings do not cover its run, or its measurement window holds none."
     severity = Severity.ERROR
     fails_run = False
 
-    def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
+    def check(self, result: BenchmarkResult, context: CheckContext) -> Iterable[Finding]:
+        if result.folder.power is None:
+            return
+        version = rulesets.get(context.ruleset).version
+        file_order = reads_in_file_order(version)
+        summarizer = summarizer_of(version)
         runs = _runs_by_folder(result)
-        for log in _node_logs(result):
+        measured = _node_logs(result)
+        #: (log, ms read before run_start, ms read after run_stop: negative where uncovered)
+        misstamped: list[tuple[PowerLog, float, float]] = []
+        lost: list[tuple[PowerLog, float, float]] = []  # stop before the readings: none integrated
+        outside: list[PowerLog] = []  # every reading before power_measurement_start
+        uncovered: dict[Severity, list[tuple[PowerLog, float, float]]] = {}
+        for log in measured:
             timed = _timed(runs.get(log.run))
-            window = log.sampling.window_readings
-            if timed is None or not log.sampling.readings:
+            sampling = log.sampling
+            if timed is None or not sampling.readings:
                 continue  # no readings at all: PWR012
-            if window is None:
-                stop = log.sampling.measurement_stop_ms
-                start = log.sampling.measurement_start_ms
-                yield self.finding(
-                    f"{log.shown} has no reading inside its measurement window: power_measurement_stop"
-                    + (f" (line {log.sampling.measurement_stop_line})" if log.sampling.measurement_stop_line else "")
-                    + (
-                        f" is stamped {_seconds(stop - start)} after power_measurement_start"
-                        if stop is not None and start is not None
-                        else " comes before every reading"
-                    )
-                    + f", and the {log.sampling.readings} readings lie outside; the summarizer finds no energy",
-                    path=log.path,
-                    line=log.sampling.measurement_stop_line,
-                )
-                continue
-            late, early = window[0] - timed[0], timed[1] - window[1]
-            missed = max(late, early)
-            if missed <= UNCOVERED_WARNING_MS:
-                continue
-            parts = []
-            if late > UNCOVERED_WARNING_MS:
-                parts.append(f"its first reading is {_seconds(late)} after run_start")
-            if early > UNCOVERED_WARNING_MS:
-                stopped = log.sampling.measurement_stop_ms
-                cause = (
-                    " (power_measurement_stop ends the window)"
-                    if stopped is not None and log.sampling.last_ms is not None and log.sampling.last_ms > stopped
-                    else ""
-                )
-                parts.append(f"its last reading in the measurement window is {_seconds(early)} before run_stop{cause}")
-            yield self.finding(
-                f"{log.shown} does not cover the run: " + " and ".join(parts),
-                path=log.path,
-                severity=Severity.ERROR if missed > UNCOVERED_ERROR_MS else Severity.WARNING,
+            integrated = sampling.file_order_readings if file_order else sampling.window_readings
+            early_stop = (
+                sampling.measurement_stop_ms is not None
+                and sampling.window_readings is None
+                and sampling.readings_after_start is not None
             )
+            if early_stop:
+                span = sampling.readings_after_start
+                assert span is not None
+                (misstamped if integrated is not None else lost).append((log, timed[0] - span[0], span[1] - timed[1]))
+                if integrated is None:
+                    continue
+            elif integrated is None:
+                outside.append(log)
+                continue
+            late, early = integrated[0] - timed[0], timed[1] - integrated[1]
+            if max(late, early) > UNCOVERED_WARNING_MS:
+                severity = Severity.ERROR if max(late, early) > UNCOVERED_ERROR_MS else Severity.WARNING
+                uncovered.setdefault(severity, []).append((log, late, early))
+        if misstamped:
+            yield self._early_stop(result, misstamped, measured, summarizer, integrated=True)
+        if lost:
+            yield self._early_stop(result, lost, measured, summarizer, integrated=False)
+        if outside:
+            yield self.finding(
+                f"{fold(outside, measured)}: every reading lies before power_measurement_start, so the measurement "
+                f"window holds none; {summarizer} finds no energy",
+                path=f"{result.path}/power",
+                related=_related(outside),
+            )
+        for severity in (Severity.ERROR, Severity.WARNING):
+            if severity in uncovered:
+                yield self._uncovered(result, uncovered[severity], measured, severity)
+
+    def _early_stop(
+        self,
+        result: BenchmarkResult,
+        logs: list[tuple[PowerLog, float, float]],
+        measured: list[PowerLog],
+        summarizer: str,
+        *,
+        integrated: bool,
+    ) -> Finding:
+        shown = [log for log, _, _ in logs]
+        offsets = sorted(
+            log.sampling.measurement_stop_ms - log.sampling.measurement_start_ms
+            for log in shown
+            if log.sampling.measurement_stop_ms is not None and log.sampling.measurement_start_ms is not None
+        )
+        if offsets and offsets[0] == offsets[-1] == 0:
+            stamped = "carries the start's time"
+        elif offsets:
+            low, high = _seconds(offsets[0]), _seconds(offsets[-1])
+            stamped = f"is stamped before every reading ({low if low == high else low + ' to ' + high} after the start)"
+        else:
+            stamped = "is stamped before every reading"
+        before, after = min(b for _, b, _ in logs), min(a for _, _, a in logs)
+        missed = [max(-b, -a) for _, b, a in logs]
+        worst = max(missed)
+        if worst <= 0:
+            coverage = (
+                f"the readings cover every run, from at least {_seconds(before)} before run_start to "
+                f"{_seconds(after)} after run_stop"
+            )
+        elif worst <= UNCOVERED_WARNING_MS:
+            coverage = f"the readings cover each run to within {_seconds(worst)}"
+        else:
+            short = sum(1 for m in missed if m > UNCOVERED_WARNING_MS)
+            coverage = (
+                f"the readings cover each run to within {_seconds(worst)} ({short} log(s) miss more than "
+                f"{_seconds(UNCOVERED_WARNING_MS)}" + (", reported apart" if integrated else "") + ")"
+            )
+        if integrated:
+            effect = f"{summarizer} integrates them all"
+        else:
+            effect = f"{summarizer} integrates none of them and stops (a window of 0 ms): the result has no energy"
+        lines = {log.path: log.sampling.measurement_stop_line for log in shown}
+        first = shown[0]
+        return self.finding(
+            f"power_measurement_stop {stamped} in {fold(shown, measured)}; {coverage}; {effect}",
+            path=f"{result.path}/power",
+            severity=Severity.WARNING if integrated else Severity.ERROR,
+            related=_related(shown, lines),
+            hint=(
+                "log power_measurement_stop with the time the measurement ends (after run_stop), e.g. "
+                f"{first.shown}" + (f" line {lines[first.path]}" if lines[first.path] else "")
+            ),
+        )
+
+    def _uncovered(
+        self,
+        result: BenchmarkResult,
+        logs: list[tuple[PowerLog, float, float]],
+        measured: list[PowerLog],
+        severity: Severity,
+    ) -> Finding:
+        late = [(log, ms) for log, ms, _ in logs if ms > UNCOVERED_WARNING_MS]
+        several = len(logs) > 1
+
+        def at(log: PowerLog) -> str:
+            return f" ({log.shown})" if several else ""
+
+        early = [(log, ms) for log, _, ms in logs if ms > UNCOVERED_WARNING_MS]
+        parts = []
+        if late:
+            log, worst = max(late, key=lambda item: item[1])
+            parts.append(
+                f"the first reading of {len(late)} is up to {_seconds(worst)} after run_start{at(log)}"
+                if len(late) > 1
+                else f"its first reading is {_seconds(worst)} after run_start{at(log)}"
+            )
+        if early:
+            log, worst = max(early, key=lambda item: item[1])
+            stopped = log.sampling.measurement_stop_ms
+            cause = (
+                " (power_measurement_stop ends the window)"
+                if stopped is not None and log.sampling.last_ms is not None and log.sampling.last_ms > stopped
+                else ""
+            )
+            parts.append(
+                f"the last reading in the measurement window of {len(early)} is up to {_seconds(worst)} before "
+                f"run_stop{at(log)}{cause}"
+                if len(early) > 1
+                else f"its last reading in the measurement window is {_seconds(worst)} before run_stop{at(log)}{cause}"
+            )
+        shown = [log for log, _, _ in logs]
+        return self.finding(
+            f"the run is not covered by the readings of {fold(shown, measured)}; " + " and ".join(parts),
+            path=shown[0].path if len(shown) == 1 else f"{result.path}/power",
+            severity=severity,
+            related=_related(shown),
+        )
 
 
 class PowerTimeBackwards(_PowerRule):
     """A power log's readings go back in time.
 
     What it checks: that every `power_reading` of a `node_*` or `sw_*` log is stamped no earlier
-    than the reading above it in the file.
+    than the reading above it in the file. One finding per benchmark folder counts such readings,
+    names the logs and gives the first of the log that goes furthest back.
 
     Why it matters: a meter logs readings as it takes them; a reading stamped before the one above
     it comes from a clock that jumped or from logs merged out of order. The summarizer sorts the
@@ -465,16 +683,24 @@ class PowerTimeBackwards(_PowerRule):
     fails_run = False
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
-        for log in power_logs(result):
-            first = log.sampling.first_backwards
-            if first is not None:
-                line, back = first
-                yield self.finding(
-                    f"{log.shown}: {log.sampling.backwards} reading(s) stamped before the reading above them, the "
-                    f"first at line {line} ({back:.0f} ms back)",
-                    path=log.path,
-                    line=line,
-                )
+        logs = list(power_logs(result))
+        back = [log for log in logs if log.sampling.first_backwards is not None]
+        if not back:
+            return
+        worst = max(back, key=lambda log: log.sampling.first_backwards[1])  # type: ignore[index]
+        line, ms = worst.sampling.first_backwards  # type: ignore[misc]
+        total = sum(log.sampling.backwards for log in back)
+        single = len(back) == 1
+        yield self.finding(
+            f"{worst.shown}: {total} reading(s) stamped before the reading above them, the first at line {line} "
+            f"({ms:.0f} ms back)"
+            if single
+            else f"{total} reading(s) stamped before the reading above them in {fold(back, logs, 'power logs')}; "
+            f"{worst.shown} line {line}: {ms:.0f} ms back",
+            path=worst.path if single else f"{result.path}/power",
+            line=line if single else None,
+            related=_related(back, {log.path: log.sampling.first_backwards[0] for log in back}),  # type: ignore[index]
+        )
 
 
 class PowerNodesDiffer(_PowerRule):
@@ -562,7 +788,8 @@ class PowerInterconnectMissing(_PowerRule):
 class PowerTooFewSamples(_PowerRule):
     """A node power log has fewer than 60 readings in its measurement window.
 
-    What it checks: the number of `power_reading` records of each `node_*` log.
+    What it checks: the number of `power_reading` records of each `node_*` log. One finding per
+    benchmark folder names the logs with fewer and gives their range of counts.
 
     Why it matters: "Measure max(a run, 60 power samples) [...] For runs that take <60 samples to
     complete, suggest extending the training loop till the minimum required number of power
@@ -583,10 +810,18 @@ class PowerTooFewSamples(_PowerRule):
     follows_from = frozenset({"PWR005"})  # a run measured every 2 s has half the readings
 
     def check_power(self, result: BenchmarkResult, power: dict[str, tuple[str, ...]]) -> Iterable[Finding]:
-        for log in _node_logs(result):
-            count = log.sampling.readings
-            if log.error is None and 0 < count < MIN_SAMPLES:
-                yield self.finding(f"{log.shown} has {count} readings, fewer than {MIN_SAMPLES}", path=log.path)
+        measured = _node_logs(result)
+        few = [log for log in measured if log.error is None and 0 < log.sampling.readings < MIN_SAMPLES]
+        if not few:
+            return
+        counts = sorted(log.sampling.readings for log in few)
+        spread = f"{counts[0]}" if counts[0] == counts[-1] else f"{counts[0]} to {counts[-1]}"
+        yield self.finding(
+            (f"{few[0].shown} has" if len(few) == 1 else f"{fold(few, measured)} hold")
+            + f" {spread} readings, fewer than {MIN_SAMPLES}",
+            path=few[0].path if len(few) == 1 else f"{result.path}/power",
+            related=_related(few),
+        )
 
 
 class PowerLogUnusable(_PowerRule):

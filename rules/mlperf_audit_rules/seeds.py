@@ -81,9 +81,10 @@ class SeedMissing(_SeedRule):
 
     What it checks: that every readable run logs at least one `seed` record.
 
-    Why it matters: the rules require closed submissions to log their seeds (training_policies
-    #546), so that reviewers can see that runs were independent; the official seed checker fails
-    the folder (no olympic tolerance applies).
+    Why it matters: the rules require closed submissions to log their seeds ("We expect all runs
+    to log at least one seed", training_rules.adoc, merged into mlcommons/training_policies on
+    2024-09-26 with PR 547: in force from v4.1), so that reviewers can see that runs were
+    independent; the official seed checker fails the folder (no olympic tolerance applies).
 
     Example: a run whose launcher sets the seed but never logs it.
 

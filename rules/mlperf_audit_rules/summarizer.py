@@ -24,7 +24,8 @@ are the official ones to the last bit (in an archive, in name order). Power logs
 official parser reads them (`mlperf_audit.read_power_log`, once per folder), not with the stricter result-log parser. Where the
 summarizer stops with an exception (no node file, no power_measurement_start, an empty window, a
 reading that is not a number), the run has no energy and the result no energy score; the note
-says why.
+says why. Each round's energy is its own summarizer's: the summarizers of v4.0 and before read a node
+log in file order (`file_order_node_energy`; `support/power_rounds.py` has the history).
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from mlperf_audit import (
 from mlperf_audit_rules.support import precision
 from mlperf_audit_rules.support.convergence import Verdict, bypass_in_force, evaluate, run_convergence, verdict_for
 from mlperf_audit_rules.support.official_compliance import FALLBACK_CODE, code_of, interpret
+from mlperf_audit_rules.support.power_rounds import reads_in_file_order, stops_at_last_reading
 from mlperf_audit_rules.support.work import envelope_verdict, quality_target, run_work, time_to_train, time_to_train_ms
 
 NON_ERROR_KINDS = {"REPEATED", "DEFECT"}
@@ -147,11 +149,16 @@ def _number(record: PowerRecord, shown: str) -> float:
     return record.value
 
 
-def node_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log") -> float:
-    """Joules of one node over the time-to-train, as `_compute_power_node`: its readings (watts)
-    integrated from power_measurement_start on (each over the time since the previous one, in time
-    order, until power_measurement_stop), divided by the measurement window, times time-to-train
-    and the last `conversion_eff`."""
+def node_energy(
+    records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log", version: str | None = None
+) -> float:
+    """Joules of one node over the time-to-train, as `_compute_power_node` of the round's summarizer
+    (`version`; None: the pinned one): its readings (watts) integrated from power_measurement_start
+    on (each over the time since the previous one, in time order, until power_measurement_stop),
+    divided by the measurement window, times time-to-train and the last `conversion_eff`. The
+    summarizers of v4.0 and before read the records in file order (`file_order_node_energy`)."""
+    if version is not None and reads_in_file_order(version):
+        return file_order_node_energy(records, ttt_ms, shown, stop_at_last_reading=stops_at_last_reading(version))
     previous = last = start = stop = 0.0
     total: float = 0
     efficiency: float = 1.0
@@ -178,6 +185,37 @@ def node_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the
     return efficiency * total * ttt_ms / (stop - start) / 1000
 
 
+def file_order_node_energy(
+    records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log", *, stop_at_last_reading: bool = True
+) -> float:
+    """Joules of one node as `_compute_power_node` computed them before mlcommons/logging c401ff0
+    (2024-09-19; the summarizers of v3.1 and v4.0): the records in file order, every reading
+    integrated (over the time since power_measurement_start or the previous reading; 0 before any)
+    until the first power_measurement_stop, whose time ends the window; from 4054425 (2024-05-16,
+    "Set power_measurement_stop to last measurement", the v4.0 summarizer) the window ends at the
+    later of that stop and the last reading. A `conversion_eff` after the stop is not read."""
+    previous = start = stop = last = 0.0
+    total: float = 0
+    efficiency: float = 1.0
+    for record in records:  # file order: this summarizer does not sort
+        if record.key == "power_measurement_start":
+            start = previous = record.time_ms
+        if record.key == "power_reading":
+            total += _number(record, shown) * (record.time_ms - previous)
+            previous = record.time_ms
+            last = max(last, record.time_ms)
+        if record.key == "power_measurement_stop":
+            stop = record.time_ms
+            break
+        if record.key == "conversion_eff":
+            efficiency = _number(record, shown)
+    if stop_at_last_reading:
+        stop = max(stop, last)
+    if stop == start:  # the summarizer's ZeroDivisionError
+        raise EnergyError(f"the power measurement window of {shown} is empty")
+    return efficiency * total * ttt_ms / (stop - start) / 1000
+
+
 def switch_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "the log") -> float:
     """Joules of one switch over the time-to-train, as `_compute_power_sw`: its first
     `interconnect_power_est` (watts; 0 without one) times time-to-train and the `conversion_eff`
@@ -193,8 +231,9 @@ def switch_energy(records: Sequence[PowerRecord], ttt_ms: float, shown: str = "t
     return efficiency * power * ttt_ms / 1000
 
 
-def run_energy(result: BenchmarkResult, run: Run) -> float:
-    """The run's energy in joules, from `power/<run>/node_*.txt` and `sw_*.txt` (`_compute_total_power`).
+def run_energy(result: BenchmarkResult, run: Run, version: str | None = None) -> float:
+    """The run's energy in joules, from `power/<run>/node_*.txt` and `sw_*.txt` (`_compute_total_power`
+    of the summarizer of the round `version`; None: the pinned one).
 
     Raises EnergyError when it cannot be computed."""
     ttt_ms = time_to_train_ms(run)
@@ -207,14 +246,18 @@ def run_energy(result: BenchmarkResult, run: Run) -> float:
     if not any(fnmatch.fnmatch(log.name, "node_*.txt") for log in logs):
         raise EnergyError(f"no power/{folder}/node_*.txt file")
     total: float = 0
-    for pattern, energy in (("node_*.txt", node_energy), ("sw_*.txt", switch_energy)):
+    for pattern in ("node_*.txt", "sw_*.txt"):
         for log in logs:
             if not fnmatch.fnmatch(log.name, pattern):
                 continue
             if log.error is not None:
                 raise EnergyError(log.error)
             try:
-                total += energy(log.records, ttt_ms, log.shown)
+                total += (
+                    node_energy(log.records, ttt_ms, log.shown, version)
+                    if pattern == "node_*.txt"
+                    else switch_energy(log.records, ttt_ms, log.shown)
+                )
             except ArithmeticError as error:  # a number too large for a float
                 raise EnergyError(f"{log.shown}: {error}") from None
     if not math.isfinite(total):  # a time_ms of "nan" or "inf", which float() takes
@@ -307,13 +350,13 @@ def _rcp_columns(
     return status, float(unbypassed.batch_size), samples
 
 
-def _with_energies(result: BenchmarkResult, runs: list[RunScore]) -> tuple[list[RunScore], str | None]:
+def _with_energies(result: BenchmarkResult, runs: list[RunScore], version: str) -> tuple[list[RunScore], str | None]:
     """The runs with their energies, and a note naming the counted runs that have none."""
     scored: list[RunScore] = []
     problems: list[str] = []
     for run, score in zip(result.runs, runs):
         try:
-            scored.append(replace(score, energy_joules=run_energy(result, run)))
+            scored.append(replace(score, energy_joules=run_energy(result, run, version)))
         except EnergyError as error:
             scored.append(score)
             if score.counted:
@@ -341,7 +384,7 @@ def mlperf_audit_score_benchmark(result: BenchmarkResult, context: CheckContext)
     score = mean * scaling if mean is not None else None
     energy = None
     if result.folder.power is not None:
-        runs, energy_note = _with_energies(result, runs)
+        runs, energy_note = _with_energies(result, runs, version)
         mean_energy = olympic_energy(runs, drop, listing_order(benchmark_dir(result), (r.name for r in result.runs)))
         energy = mean_energy * scaling if mean_energy is not None else None
         if energy_note:

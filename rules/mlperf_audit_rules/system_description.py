@@ -22,7 +22,7 @@ from mlperf_audit import (
     hardware,
     hookimpl,
 )
-from mlperf_audit_rules.support import schemas
+from mlperf_audit_rules.support import affected, schemas
 from mlperf_audit_rules.support.causes import ROUND_NOT_NAMED
 from mlperf_audit_rules.support.history import LaterCheck, later_check
 
@@ -181,13 +181,21 @@ class SubmitterMismatch(BenchmarkRule):
     Names are compared regardless of case, spaces and punctuation; the reference launchers'
     unset default, `SUBMISSION_ORG_PLACEHOLDER`, is information (no evidence either way).
 
-    The message says what the evidence supports. Implementations that OEMs run as published log
-    their author's name unless told otherwise (`VENDOR_DEFAULTS`: NVIDIA's, AMD's, Habana's,
-    MosaicML's launchers, the MLCommons reference's `reference_implementation`): such a name is
-    worded as a vendor launcher's default kept, and the logs' `submission_platform` says whether
-    they name this package's system (Supermicro's v4.1 `1xAS-8125GS-TNHR`), the launcher's
-    placeholder, or neither. Only another name than these is worded as what may be another
-    submitter's runs; a name a letter or two from the package's is said to look like a misspelling.
+    The message says what the evidence supports, and names every run that logs the other name
+    ("all 10 runs" when every run of the folder does). Implementations that OEMs run as published
+    log their author's name unless told otherwise (`VENDOR_DEFAULTS`: NVIDIA's, AMD's, Habana's,
+    MosaicML's launchers, the MLCommons reference's `reference_implementation`; NVIDIA's dlrm_dcnv2
+    and AMD's llama2_70b_lora write it in their own code). Where the logs' `submission_platform`
+    names this package's system (Supermicro's v4.1 `1xAS-8125GS-TNHR`, AMD's `1xMI350X` in Cisco's
+    `1xC885A_M8-8xMI350X-OAM-288GB`), the runs were made for this package and the name is the
+    implementation's: information, not a warning. Where the platform is the launcher's placeholder
+    too (`SUBMISSION_PLATFORM_PLACEHOLDER`, `your_platform`, the default organisation again), neither
+    name was set: information, as the reference's `SUBMISSION_ORG_PLACEHOLDER` (no sign either way).
+    A vendor's name in the vendor's own package (`Habana` in Intel-HabanaLabs's) is not reported.
+    Where the platform names another system, or is missing, the name is worded as a vendor default
+    kept (a warning: the logs may be of another system). Only another name than these is worded as
+    what may be another submitter's runs; a name a letter or two from the package's is said to look
+    like a misspelling.
 
     Example: `submission_org: "NVIDIA"` in `Dell/results/...`.
 
@@ -205,31 +213,44 @@ class SubmitterMismatch(BenchmarkRule):
         description = context.system_description(result.submitter, result.system)
         named = (result.submitter, description.get("submitter") if description else None)
         expected = {name for name in named if isinstance(name, str) and name}
+        if not expected:
+            return
+        # the runs of each other name, in folder order: one finding per name, naming every run that logs it
+        by_value: dict[str, list[tuple[Run, LogEvent]]] = {}
         for run, event in _values(result, "submission_org"):
-            if expected and not (
-                isinstance(event.value, str) and any(_same_org(event.value, name) for name in expected)
+            if not (
+                isinstance(event.value, str)
+                and any(_same_org(event.value, name) or _own_vendor(event.value, name) for name in expected)
             ):
-                placeholder = event.value == PLACEHOLDER
-                why, hint = (
-                    (": the reference launchers' default, never set (no sign of another submitter's runs)", None)
-                    if placeholder
-                    else self.evidence(result, run, event.value, expected, description)
+                by_value.setdefault(repr(event.value), []).append((run, event))
+        for pairs in by_value.values():
+            run, event = pairs[0]
+            placeholder = event.value == PLACEHOLDER
+            why, hint, severity = (
+                (
+                    ": the reference launchers' default, never set (no sign of another submitter's runs)",
+                    None,
+                    Severity.INFO,
                 )
-                yield self.finding(
-                    f"submission_org is {event.value!r}, the package is {' / '.join(sorted(expected))!r}{why}",
-                    path=run.path,
-                    line=event.line,
-                    severity=Severity.INFO if placeholder else None,
-                    hint=hint,
-                )
-                return  # one per folder: the runs of a folder share a launcher
+                if placeholder
+                else self.evidence(result, run, event, expected, description)
+            )
+            yield self.finding(
+                f"submission_org is {event.value!r} in {affected.which_runs([r for r, _ in pairs], result.runs)}, "
+                f"the package is {' / '.join(sorted(expected))!r}{why}",
+                path=run.path,
+                line=event.line,
+                severity=severity,
+                hint=hint,
+                related=affected.related(pairs),
+            )
 
     @staticmethod
     def evidence(
-        result: BenchmarkResult, run: Run, logged: Any, expected: set[str], description: SystemDescription | None
-    ) -> tuple[str, str]:
-        """What the logs show beside the other name, and the fix it calls for."""
-        text = str(logged)
+        result: BenchmarkResult, run: Run, event: LogEvent, expected: set[str], description: SystemDescription | None
+    ) -> tuple[str, str, Severity | None]:
+        """What the logs show beside the other name, the fix it calls for, and the severity (None: the rule's)."""
+        text = str(event.value)
         vendor = VENDOR_DEFAULTS.get(_letters(text))
         if vendor is None:
             close = [name for name in sorted(expected) if _misspelt(text, name)]
@@ -237,25 +258,44 @@ class SubmitterMismatch(BenchmarkRule):
                 return (
                     f": it looks like a misspelling of {close[0]!r}",
                     "Correct submission_org in the launcher to the submitter's name.",
+                    None,
                 )
             return (
                 ": the logs name another organisation; these may be another submitter's runs",
                 "Submit your own runs, or correct submission_org in the launcher if they are yours.",
+                None,
             )
         platform = run.first("submission_platform")
         shown = str(platform.value) if platform is not None else None
         names = [result.system or "", str(description.get("system_name") or "") if description else ""]
-        if shown is None or not _letters(re.sub(r"^[0-9]+x", "", shown)) or "placeholder" in shown.lower():
-            where = "its submission_platform is the launcher's placeholder too" if shown else "no submission_platform"
-        elif _names_system(shown, names):
-            where = f"the logs' submission_platform {shown!r} names this package's system"
-        else:
-            where = f"the logs' submission_platform {shown!r} does not name this package's system either"
-        return (
-            f": {vendor}'s default submission_org, kept ({where})",
-            f"Set submission_org to your organisation in the launcher ({vendor}'s launcher logs {text!r} unless told "
-            "otherwise); if these are not your runs, submit your own.",
+        fix = (
+            f"Set submission_org to your organisation in the launcher ({vendor}'s implementation logs {text!r} unless "
+            "told otherwise); if these are not your runs, submit your own."
         )
+        if shown is not None and not _platform_placeholder(shown, text):
+            if _names_system(shown, names):
+                # the runs name this package's system: the name is the implementation's, not a sign of reuse
+                written = event.meta("file")
+                by = f" (written by {str(written)!r})" if isinstance(written, str) and written else ""
+                return (
+                    f": the name {vendor}'s implementation logs itself{by}; the logs' submission_platform {shown!r} "
+                    "names this package's system (no sign of another submitter's runs)",
+                    fix,
+                    Severity.INFO,
+                )
+            where = f"the logs' submission_platform {shown!r} does not name this package's system either"
+        elif shown is not None:
+            # neither name was set: the launcher's defaults say nothing of whose runs these are (as the
+            # reference's SUBMISSION_ORG_PLACEHOLDER)
+            return (
+                f": {vendor}'s default submission_org, beside the launcher's placeholder submission_platform "
+                f"{shown!r}: neither was set (no sign of another submitter's runs)",
+                fix,
+                Severity.INFO,
+            )
+        else:
+            where = "no submission_platform"
+        return (f": {vendor}'s default submission_org, kept ({where})", fix, None)
 
 
 #: What the reference launchers log until a submitter sets submission_org.
@@ -273,6 +313,28 @@ VENDOR_DEFAULTS = {
     "mosaicml": "MosaicML",
     "referenceimplementation": "the MLCommons reference implementation",
 }
+
+
+#: submission_platform values that launchers log until a submitter sets one (letters, lowercase), beside
+#: those with "placeholder" in them: v1.0 Supermicro unet3d's `your_platform`.
+PLATFORM_DEFAULTS = {"yourplatform"}
+
+
+def _platform_placeholder(platform: str, org: str) -> bool:
+    """A submission_platform that is a launcher's default: empty but for a count, a placeholder, or the
+    default organisation again (Intel's `reference_implementation` in both)."""
+    letters = _letters(re.sub(r"^[0-9]+x", "", platform.strip()))
+    return not letters or "placeholder" in letters or letters in PLATFORM_DEFAULTS or letters == _letters(org)
+
+
+def _own_vendor(logged: str, name: str) -> bool:
+    """A vendor's default name in the vendor's own package ('Habana' in Intel-HabanaLabs's)."""
+    vendor = VENDOR_DEFAULTS.get(_letters(logged))
+    if vendor is None or vendor.startswith("the "):
+        return False
+    mine = _letters(name)
+    keys = [key for key, owner in VENDOR_DEFAULTS.items() if owner == vendor]
+    return any(mine == key or (len(key) >= 5 and key in mine) for key in keys)
 
 
 def _letters(text: str) -> str:
@@ -428,6 +490,10 @@ class MemoryContradictsName(SystemRule):
     Why it matters: the description contradicts itself; one of the two was copied from another
     system, and readers cannot tell which hardware ran.
 
+    A description that no `results/<system>/` folder of its submission uses describes no result:
+    its contradiction is then info (a fact to correct before a result uses it, not a fault of any
+    result), as in Dell's v5.1 `systems/1xXE7745x8H200-NVL-141GB.json`, published without results.
+
     Example: `"accelerator_model_name": "NVIDIA H200 NVL 141GB"` with
     `"accelerator_memory_capacity": "96000 MiB"` (an RTX PRO 6000's).
 
@@ -444,12 +510,28 @@ class MemoryContradictsName(SystemRule):
         written = _capacity(system)
         named = hardware.named_capacity_gb(system.get("accelerator_model_name"))
         if written is not None and named is not None and _contradicts_name(system, written):
+            used = _used(system, context)
             yield self.finding(
                 f"{_written(system)} is not the {named:g} GB that accelerator_model_name "
-                f"{system.get('accelerator_model_name')!r} writes",
+                f"{system.get('accelerator_model_name')!r} writes"
+                + ("" if used else f"; no results/{system.name}/ folder uses this description"),
                 path=system.path,
                 line=system.field_lines.get("accelerator_memory_capacity"),
+                severity=None if used else Severity.INFO,
+                hint=None
+                if used
+                else "Correct the field that is not the accelerator's, or remove the description if no result is "
+                "meant to use it.",
             )
+
+
+def _used(system: SystemDescription, context: CheckContext) -> bool:
+    """Whether a `results/<system>/` folder of the submission that holds the description uses it
+    (true when that submission is not found: nothing then says the description is unused)."""
+    for submission in context.tree.submissions:
+        if any(described is system for described in submission.systems):
+            return system.name in submission.system_dirs
+    return True
 
 
 RULES: list[type[Rule]] = [

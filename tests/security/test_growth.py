@@ -341,12 +341,15 @@ def test_each_results_relation_to_its_peers_is_the_median_of_the_others():
     scores = _scores(47)
     rows = {(row["submitter"], row["system"]): row for row in peer_statistics.peer_rows(scores, {})}
     for score in scores:
+        count = score.accelerators or 0
         peers = [
             p.work_rate
             for p in scores
             if p is not score
             and p.system_info["accelerator_model_name"] == score.system_info["accelerator_model_name"]
             and p.work_rate
+            and count > 0
+            and count / 1.5 <= (p.accelerators or 0) <= count * 1.5
         ]
         expected = score.work_rate / statistics.median(peers) if score.work_rate and peers else None
         assert rows[(score.submitter, score.system)]["relative_to_peers"] == expected

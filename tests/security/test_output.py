@@ -354,8 +354,8 @@ def test_check_score_reports_show_hostile_names_and_values_and_obey_none(cli, tm
     )
     markdown = cli("check", str(root), "--score", "--format", "markdown").out
     findings, _, scores = markdown.partition("<b>scores</b>")
-    # the scores table has 7 columns (8 pipes a row), the findings tables 4: no data pipe splits a cell
-    assert {line.count("|") for line in scores.splitlines() if line.startswith("|")} == {8}
+    # the scores table has 8 columns (9 pipes a row), the findings tables 4: no data pipe splits a cell
+    assert {line.count("|") for line in scores.splitlines() if line.startswith("|")} == {9}
     assert_markdown(findings.rsplit("<details>", 1)[0] + "\n<details>" + "</details>", "markdown")
     assert "<b>scores</b>" in markdown and "<h3>" not in markdown and "<script>" not in markdown
     assert markdown.count("<details") == markdown.count("</details>")

@@ -64,7 +64,10 @@ class Check(Command):
             help="skip these rule codes, prefixes or names (comma-separated; repeatable)",
         )
         parser.add_argument(
-            "--fail-on", choices=FAIL_ON_CHOICES, help="lowest severity that makes the exit code 1 (default: error)"
+            "--fail-on",
+            choices=FAIL_ON_CHOICES,
+            help="lowest severity that makes the exit code 1 (default: error); with warning or info, "
+            "--format objection files warnings too (errors only by default)",
         )
         add_display_options(parser)
         parser.add_argument(

@@ -17,10 +17,10 @@ from ..recipes import Recipe
 from ..reference import rulesets
 from ..report import Report, TargetSummary, mlperf_logging_version
 from ..safety import visible
-from ..scores import BenchmarkScore, Comparison
+from ..scores import BenchmarkScore, Comparison, with_validity
 from . import causes
 from .checkcache import CheckCache, check_keys, tree_state
-from .checks import CheckOutcome, check_comparison, run_checks, run_scores
+from .checks import CheckOutcome, check_comparison, run_checks
 from .context import new_context
 from .folders import Collect
 from .loading import load_benchmark
@@ -94,22 +94,16 @@ def scored(
     progress: Any = None,
 ) -> tuple[Config, list[BenchmarkScore]]:
     """The configuration in force (its ruleset resolved) and the scores of every benchmark folder under
-    PATH; `progress(done, total)` is called as result files are scored."""
+    PATH, each marked valid or not (`BenchmarkScore.invalid`): the folders are checked as they are
+    scored, from the same parse, for the errors that make a result invalid (a kept check of the same
+    tree answers). `progress(done, total)` is called as result files are done."""
     config = config or Config()
     host = host or PluginHost()
     state = tree_state(Path(path), config) if config.cache_dir is not None else None  # before anything is read
     tree = discover(path)
     config = _configured(tree, config, host)
-    outcome = _kept_or_done(
-        path,
-        state,
-        host,
-        config,
-        "score",
-        lambda parsing: CheckOutcome([], 0, scores=run_scores(tree, host, parsing, jobs, progress)),
-        also_kept_by="check",  # a kept check of the same tree holds its scores (`_checked`)
-    )
-    return config, outcome.scores
+    outcome = _checked(path, state, tree, host, config, progress, jobs, True, None, None)
+    return config, with_validity(outcome.scores, outcome.findings)
 
 
 def check(
@@ -186,6 +180,7 @@ def review(
     if notes:
         config = dataclasses.replace(config, notes=config.notes + tuple(notes))
     findings = tuple(causes.link(outcome.findings, host.rules))
+    scores = tuple(with_validity(outcome.scores, findings))
     report = Report(
         target=TargetSummary.of(str(path), tree),
         config=config,
@@ -196,9 +191,9 @@ def review(
         rules=tuple(host.rules),
         checked=tuple(outcome.checked),
         processes=len(outcome.processes),
-        scores=tuple(outcome.scores) if scores_in_report else (),
+        scores=scores if scores_in_report else (),
     )
-    return Review(report, tuple(outcome.scores) if score else (), outcome.collected)
+    return Review(report, scores if score else (), outcome.collected)
 
 
 def _checked(
@@ -251,17 +246,15 @@ def _kept_or_done(
     work: Callable[[Config], CheckOutcome],
     *,
     submitters: list[str] | None = None,
-    also_kept_by: str | None = None,
 ) -> CheckOutcome:
-    """`work`'s outcome, or the one kept from the same `kind` of work (or of `also_kept_by`, whose
-    outcomes hold what this work computes) on the same tree. A first look at a PATH keeps no parsed
+    """`work`'s outcome, or the one kept from the same `kind` of work on the same tree. A first look at a PATH keeps no parsed
     files (`CheckCache.seen_before`); what a command collects (the report's curves) is kept with
     the outcome only from a collector of plain values (`_collect_kind`). `state` is the tree's `tree_state` taken before discovery read it: the
     outcome is kept only if the tree is still in that state once the work is done."""
     if config.cache_dir is None:
         return work(config)
     checks = CheckCache(config.cache_dir)
-    kinds = [kind] + ([also_kept_by] if also_kept_by else [])
+    kinds = [kind]
     keys = (
         None
         if kind == "collect" or state is None  # a collector of objects keeps nothing

@@ -173,7 +173,7 @@ def check_keys(
     submitters: Sequence[str] | None,
     kinds: Sequence[str],
 ) -> list[str] | None:
-    """The entry name of each kind of work ("check", or "score" for the scores alone) on the tree
+    """The entry name of each kind of work ("check", or a collector's: `api._collect_kind`) on the tree
     whose `tree_state` is `state`; None when it cannot be told (nothing is then kept)."""
     if any(plugin.distribution == IN_PROCESS for plugin in plugins):
         return None  # a plugin object given by a library caller may hold any state: not keyed

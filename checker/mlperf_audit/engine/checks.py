@@ -1,4 +1,4 @@
-"""A whole check and a whole scoring: walks the discovered tree once, parses each benchmark folder's logs once,
+"""A whole check, with the scores when asked: walks the discovered tree once, parses each benchmark folder's logs once,
 asks the plugins to check every target, and reports a rule that crashed.
 
 Order: for each submission, its system descriptions, then each benchmark folder (every run, then
@@ -14,34 +14,18 @@ from typing import Any
 from ..config import Config
 from ..errors import PluginError
 from ..model import (
-    BenchmarkFolder,
     Finding,
     Tree,
 )
 from ..reading.parser import parse_log
-from ..rule import EngineContext
 from ..scores import BenchmarkScore, Comparison
 from .context import Host, new_context
 from .crashes import INTERNAL_RULE
 from .findings import any_unreadable, count_unreported, flatten, locate, with_context
 from .folders import Collect, folder_work
-from .loading import load_benchmark, parse_cache
+from .loading import parse_cache
 from .selection import select_rules
-from .workers import Progress, each_folder, files_of
-
-
-def _score_folder(folder: BenchmarkFolder, host: Host, context: EngineContext) -> Any:
-    return host.hook.mlperf_audit_score_benchmark(result=load_benchmark(folder, context.config), context=context)
-
-
-def run_scores(
-    tree: Tree, host: Host, config: Config, jobs: int = 1, progress: Progress | None = None
-) -> list[BenchmarkScore]:
-    """The score of every benchmark folder, in folder order (parsed once, nothing written), in `jobs` processes;
-    `progress(done, total)` is called as result files are done."""
-    context = new_context(tree, host, config)
-    results = each_folder(list(tree.benchmark_folders), host, context, jobs, _score_folder, progress)
-    return [score for score in results.outputs if score is not None]
+from .workers import each_folder, files_of
 
 
 @dataclass

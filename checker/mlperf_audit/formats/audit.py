@@ -40,7 +40,8 @@ def render_text(
         wrapped(
             "Peers (work/acc-min = work per accelerator-minute, convergence units per minute per accelerator; "
             "vs peers = against the median of the "
-            "other results on the same accelerator; utilisation = of the best dense peak the accelerator offers, in "
+            "other results on the same accelerator at a similar scale, 1/1.5 to 1.5 times its accelerators (peers: "
+            "how many, and their scale); utilisation = of the best dense peak the accelerator offers, in "
             "the precision named; envelope = the published envelope's bound over the result's "
             "accelerator-minutes, above 1.00 beyond it: AUD008, AUD009):",
             screen,
@@ -56,6 +57,9 @@ def render_text(
                     _fmt(p["score_minutes"], ".3f"),
                     _fmt(p["work_per_accelerator_minute"], ",.6g"),
                     _fmt(p["relative_to_peers"], ".2f"),
+                    _shown(f"{p['peers']} at {p['peer_scale'].removesuffix(' accelerators')}")
+                    if p.get("peer_scale")
+                    else "-",
                     _fmt(p["utilisation"], ".0%")
                     + (f" {p['utilisation_precision']}" if p["utilisation_precision"] else ""),
                     _fmt(p["envelope"], ".2f"),
@@ -70,6 +74,7 @@ def render_text(
                 "score (min)",
                 "work/acc-min",
                 "vs peers",
+                "peers",
                 "utilisation",
                 "envelope",
                 "stands out",

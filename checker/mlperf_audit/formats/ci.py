@@ -540,13 +540,25 @@ def _markdown_scores(report: Report) -> str:
             ),
             f"{sum(1 for run in score.runs if run.counted)}/{len(score.runs)}",
             "-" if score.score_minutes is None else f"{score.score_minutes:.3f}",
+            "yes" if score.valid else f"**no**: {markdown_text(', '.join(score.invalid))}",
         ]
         for score in report.scores
     ]
     table = tabulate(
         rows,
-        headers=["submitter", "system", "benchmark", "division", "accelerators", "runs converged", "score (min)"],
+        headers=[
+            "submitter",
+            "system",
+            "benchmark",
+            "division",
+            "accelerators",
+            "runs converged",
+            "score (min)",
+            "valid",
+        ],
         tablefmt="github",
         disable_numparse=True,
     )
-    return f"\n<details><summary><b>scores</b>: {len(rows)} benchmark result(s)</summary>\n\n{table}\n\n</details>"
+    invalid = sum(1 for score in report.scores if not score.valid)
+    counted = f", {invalid} invalid (an error about the folder: scored all the same)" if invalid else ""
+    return f"\n<details><summary><b>scores</b>: {len(rows)} benchmark result(s){counted}</summary>\n\n{table}\n\n</details>"

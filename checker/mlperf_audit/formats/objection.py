@@ -5,8 +5,8 @@ The MLCommons submission rules (github.com/mlcommons/policies, `submission_rules
 objections") ask for a GitHub issue in the submission repository "that cites the offending lines,
 the rules section violated, and, if pertinent, corresponding lines of the reference
 implementation", with a "by <org>" and an "against <org>" tag. This writes one such text per
-submitter, in Markdown (what a GitHub issue holds): for every finding at warning or above that is
-not waived, the finding, its evidence (each line it points at, `file:line`, and the record quoted
+submitter, in Markdown (what a GitHub issue holds): for every error that is not waived (and every
+warning too when asked: `--fail-on warning`, `objected`), the finding, its evidence (each line it points at, `file:line`, and the record quoted
 as the package holds it) and the rule it breaks (the rule's own documentation: what it checks and
 why it matters, with where that documentation is kept). The reviewer adds the reference
 implementation's lines where pertinent and their own organisation's tag.
@@ -90,7 +90,7 @@ def _rule_text(report: Report, code: str, name: str) -> list[str]:
     return lines
 
 
-def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[str]:
+def _objection(report: Report, submitter: str, findings: list[Finding], left_out: int = 0) -> list[str]:
     errors = sum(1 for f in findings if f.severity is Severity.ERROR)
     lines = [
         f"## Objection against {markdown_text(submitter)}",
@@ -101,7 +101,12 @@ def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[
         f"(ruleset <code>{markdown_text(report.ruleset)}</code>, {markdown_text(report.config.ruleset_named_by())}; mlperf-logging "
         f"{markdown_text(report.mlperf_logging)}) on <code>{markdown_text(report.target.path)}</code>. Filed as "
         f"the MLPerf submission rules ask ({markdown_text(SUBMISSION_RULES)}): the offending lines and the rule "
-        "each breaks; add the reference implementation's lines where pertinent.",
+        "each breaks; add the reference implementation's lines where pertinent."
+        + (
+            f" {left_out} warning(s) of this submitter are not filed (<code>--fail-on warning</code> files them)."
+            if left_out
+            else ""
+        ),
     ]
     by_rule = {
         code: list(group) for code, group in groupby(sorted(findings, key=lambda f: f.rule), key=lambda f: f.rule)
@@ -125,10 +130,31 @@ def _objection(report: Report, submitter: str, findings: list[Finding]) -> list[
     return lines
 
 
+def objected(report: Report) -> Severity:
+    """The lowest severity an objection is filed for: an error, a finding the rules are certain of,
+    unless a warning fails the check too (`--fail-on warning` or `info`): a warning is a guess to
+    read before filing, and an info a fact, never an objection."""
+    if report.config.fail_on in ("warning", "info"):
+        return Severity.WARNING
+    return Severity.ERROR
+
+
+def _left_out(report: Report, lowest: Severity) -> str:
+    """What is not filed, and how to file it (warnings, when only errors are)."""
+    warnings = sum(1 for f in report.findings if f.severity is Severity.WARNING and not f.waived_by)
+    if lowest is Severity.WARNING or not warnings:
+        return ""
+    return (
+        f" {warnings} warning(s) are not filed: a warning is a guess, read its evidence first "
+        "(<code>--fail-on warning</code> files warnings too)."
+    )
+
+
 def render_objection(report: Report) -> str:
-    """One objection per submitter with a finding at warning or above that is not waived. None under
-    a round that nothing named while the logs' dates fit another (`Config.ruleset_dates_fit`): what
-    the round's rules found would be filed against rules the package may not be under."""
+    """One objection per submitter with an error that is not waived (a warning too with `--fail-on
+    warning`). None under a round that nothing named while the logs' dates fit another
+    (`Config.ruleset_dates_fit`): what the round's rules found would be filed against rules the
+    package may not be under."""
     config = report.config
     if config.ruleset_dates_fit and not config.ruleset_from:
         raise AuditError(
@@ -137,15 +163,27 @@ def render_objection(report: Report) -> str:
             f"{config.ruleset_dates_fit}'s window; name the round: --ruleset {config.ruleset_dates_fit}, or "
             f"--ruleset {config.ruleset} if the package is that round's"
         )
-    kept = [f for f in report.findings if f.severity.rank >= Severity.WARNING.rank and not f.waived_by]
+    lowest = objected(report)
+    kept = [f for f in report.findings if f.severity.rank >= lowest.rank and not f.waived_by]
     if not kept:
+        what = "error" if lowest is Severity.ERROR else "finding at warning or above"
         return no_workflow_commands(
-            f"No objection: no finding at warning or above in <code>{markdown_text(report.target.path)}</code>.\n"
+            f"No objection: no {what} in <code>{markdown_text(report.target.path)}</code>."
+            + _left_out(report, lowest)
+            + "\n"
         )
     by_submitter: dict[str, list[Finding]] = {}
     for finding in kept:
         by_submitter.setdefault(finding.submitter or "(whole PATH)", []).append(finding)
+    warnings: dict[str, int] = {}
+    if lowest is Severity.ERROR:
+        for finding in report.findings:
+            if finding.severity is Severity.WARNING and not finding.waived_by:
+                submitter = finding.submitter or "(whole PATH)"
+                warnings[submitter] = warnings.get(submitter, 0) + 1
     parts: list[str] = []
     for submitter, findings in sorted(by_submitter.items()):
-        parts += (["", "---", ""] if parts else []) + _objection(report, submitter, findings)
+        parts += (["", "---", ""] if parts else []) + _objection(
+            report, submitter, findings, warnings.get(submitter, 0)
+        )
     return no_workflow_commands("\n".join(parts) + "\n")

@@ -61,7 +61,17 @@ LEGEND = (
     ),
     ("score (min)", "the olympic mean of the runs' minutes to train (fastest and slowest dropped) x scaling"),
     ("spread", "the runs' time-to-train, standard deviation over mean"),
+    (
+        "valid",
+        "no when an error was found about the folder (its codes follow; waived ones apart): the score is "
+        "computed all the same, but the result is not valid until the errors are fixed",
+    ),
 )
+
+
+def validity(score: BenchmarkScore) -> str:
+    """The `valid` cell of a human-read table: yes, or no with the codes of the errors."""
+    return "yes" if score.valid else f"no: {', '.join(score.invalid)}"
 
 
 def legend_text(indent: str = "", width: int = 100) -> str:
@@ -96,6 +106,7 @@ def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, open
                 f"{s.scaling_factor:.4f}",
                 _minutes(s.score_minutes),
                 "-" if s.spread.minutes_cv is None else f"{s.spread.minutes_cv:.1%}",
+                _shown(validity(s)),
             ]
         )
     lines = [
@@ -113,6 +124,7 @@ def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, open
                 "scaling",
                 "score (min)",
                 "spread",
+                "valid",
             ],
             screen,
         ),
@@ -127,6 +139,8 @@ def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, open
             for r in s.runs
         )
         lines.append(f"\n{_shown(opened(s.path))}: {times}")
+        if not s.valid:
+            lines.append(f"  invalid: {_shown(s.invalid_reason)} (see its findings); scored all the same")
         lines.append(f"  spread: {s.spread.describe()}")
         if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
             per_run = ", ".join(
@@ -174,12 +188,13 @@ def sorted_rows(rows: list[dict[str, Any]], columns: list[str]) -> list[dict[str
     return sorted(rows, key=lambda row: tuple(_sort_value(row[c]) for c in columns))
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+def _table(rows: list[dict[str, Any]], columns: list[str], added: tuple[str, ...] = ()) -> str:
+    """The table as CSV, sorted by `columns` as the summarizer sorts it; `added` columns (this tool's) last."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(columns)
+    writer.writerow(columns + list(added))
     for row in sorted_rows(rows, columns):
-        writer.writerow([csv_value(row[c]) for c in columns])
+        writer.writerow([csv_value(row[c]) for c in columns] + [csv_value(row[c]) for c in added])
     return no_workflow_commands(buffer.getvalue())  # a row starts with the description's division
 
 
@@ -205,11 +220,21 @@ def summary_tables(scores: list[BenchmarkScore], ruleset: str) -> SummaryTables:
         key = (s.submitter, s.system)
         base = {c: s.system_info.get(c) for c in SPEC_COLUMNS}
         urls = {"details_url": s.system_info.get("details_url"), "code_url": s.system_info.get("code_url")}
-        wide = systems.setdefault(key, {**base, **{b: None for b in benchmarks}, **urls})
+        wide = systems.setdefault(key, {**base, **{b: None for b in benchmarks}, **urls, INVALID_COLUMN: ""})
         detail = details.setdefault(
             key,
-            {**base, **{f"{b}:{m}": ("" if m == "RCP" else None) for b in benchmarks for m in DETAIL_METRICS}, **urls},
+            {
+                **base,
+                **{f"{b}:{m}": ("" if m == "RCP" else None) for b in benchmarks for m in DETAIL_METRICS},
+                **urls,
+                INVALID_COLUMN: "",
+            },
         )
+        if not s.valid:  # not a column of the summarizer's: `csv_tables` adds it last
+            for row in (wide, detail):
+                row[INVALID_COLUMN] = "; ".join(
+                    filter(None, [row[INVALID_COLUMN], f"{s.benchmark}: {', '.join(s.invalid)}"])
+                )
         if s.benchmark in benchmarks:
             wide[s.benchmark] = s.score_minutes
             detail[f"{s.benchmark}:time_to_train"] = s.score_minutes
@@ -225,10 +250,19 @@ def summary_tables(scores: list[BenchmarkScore], ruleset: str) -> SummaryTables:
     return SummaryTables(list(systems.values()), wide_columns, list(details.values()), detail_columns)
 
 
+#: The column the summarizer's tables get last, here only: the system's invalid results, each as
+#: `<benchmark>: <codes of its errors>` ("ssd: RCP004; bert: FOR008, FOR009"), empty when none is.
+INVALID_COLUMN = "invalid"
+
+
 def csv_tables(scores: list[BenchmarkScore], ruleset: str) -> tuple[str, str]:
-    """The summarizer's strong-scaling table (a row per system) and its detailed table."""
+    """The summarizer's strong-scaling table (a row per system) and its detailed table, each with
+    its columns and values, and one column of this tool's last: which results are invalid (`INVALID_COLUMN`)."""
     tables = summary_tables(scores, ruleset)
-    return _table(tables.wide, tables.wide_columns), _table(tables.detailed, tables.detailed_columns)
+    return (
+        _table(tables.wide, tables.wide_columns, (INVALID_COLUMN,)),
+        _table(tables.detailed, tables.detailed_columns, (INVALID_COLUMN,)),
+    )
 
 
 def text_document(document: ScoresDocument) -> str:

@@ -81,6 +81,14 @@ class PowerSampling:
     #: the first and last readings inside the measurement window (the energy integrates those):
     #: from power_measurement_start (or the first reading) to power_measurement_stop (or the last)
     window_readings: tuple[float, float] | None = None
+    #: the first and last (in time) of the readings that lie after the first power_measurement_start
+    #: (the first line without one) and before the first power_measurement_stop in the file: what
+    #: the summarizers before mlcommons/logging c401ff0 (v4.0 and older), which read the records in
+    #: file order, integrate over the measurement window
+    file_order_readings: tuple[float, float] | None = None
+    #: the first and last readings stamped at or after power_measurement_start (or all of them
+    #: without one): what the meter covered, whatever the stop record says
+    readings_after_start: tuple[float, float] | None = None
 
 
 def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
@@ -90,6 +98,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
     first_backwards: tuple[int, float] | None = None
     start = stop = None
     stop_line = None
+    # readings before the first stop in the file, and whether each follows the first start
+    in_file_order: list[tuple[float, bool]] = []
     for record in records:
         if record.key == "power_reading":
             if times and record.time_ms < times[-1]:
@@ -97,6 +107,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
                 if first_backwards is None:
                     first_backwards = (record.line, times[-1] - record.time_ms)
             times.append(record.time_ms)
+            if stop is None:
+                in_file_order.append((record.time_ms, start is not None))
         elif record.key == "power_measurement_start" and start is None:
             start = record.time_ms
         elif record.key == "power_measurement_stop" and stop is None:
@@ -107,6 +119,9 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
     low = start if start is not None else times[0]
     high = stop if stop is not None else times[-1]
     inside = times[bisect.bisect_left(times, low) : bisect.bisect_right(times, high)]
+    after = times[bisect.bisect_left(times, low) :]
+    # without a start record the file-order summarizer integrates from the first line on
+    integrated = [time for time, started in in_file_order if started or start is None]
     steps = sorted(b - a for a, b in zip(times, times[1:]))
     gaps = tuple((a, b) for a, b in zip(times, times[1:]) if b - a > GAP_KEPT_MS)[:MAX_GAPS_KEPT]
     return PowerSampling(
@@ -123,6 +138,8 @@ def sampling_of(records: tuple[PowerRecord, ...]) -> PowerSampling:
         measurement_stop_ms=stop,
         measurement_stop_line=stop_line,
         window_readings=(inside[0], inside[-1]) if inside else None,
+        file_order_readings=(min(integrated), max(integrated)) if integrated else None,
+        readings_after_start=(after[0], after[-1]) if after else None,
     )
 
 

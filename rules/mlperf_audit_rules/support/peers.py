@@ -159,3 +159,23 @@ def to_json(entries: list[Peer], note: str) -> str:
     rows = sorted(entries, key=lambda p: (envelope.round_of(p.round + ".0"), p.benchmark, p.accelerator, p.result))
     lines = ",\n".join("    " + json.dumps(vars(row), sort_keys=False) for row in rows)
     return '{\n  "note": ' + json.dumps(note) + ',\n  "results": [\n' + lines + "\n  ]\n}\n"
+
+
+def at_scale(result: Peer, accelerator: str) -> list[Peer]:
+    """The published results of `result`'s benchmark and quality target on `accelerator` at a similar scale
+    (between 1/SCALE and SCALE times its accelerators), of its own round if it has any, else of the round
+    before; never `result` itself."""
+    candidates = [
+        peer
+        for peer in _published_index().get((result.benchmark, accelerator), ())
+        if same_target(peer.target, result.target)
+        and result.accelerators / SCALE <= peer.accelerators <= result.accelerators * SCALE
+        and not (peer.round == result.round and peer.result == result.result)
+    ]
+    own = [peer for peer in candidates if peer.round == result.round]
+    return own or [peer for peer in candidates if peer.round == previous_round(result.round)]
+
+
+def scale_of(count: int) -> str:
+    """The accelerator counts that are `count`'s similar scale, for a message."""
+    return _scale(count)

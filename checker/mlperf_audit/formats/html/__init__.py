@@ -150,6 +150,8 @@ def _score_data(s: BenchmarkScore) -> dict[str, Any]:
         "energy_joules": s.energy_joules,
         "spread": f"Run-to-run spread: {s.spread.describe()}",
         "note": s.note,
+        "valid": s.valid,
+        "invalid_reason": s.invalid_reason,
         "target": None
         if s.quality_target is None
         else {"value": s.quality_target[0], "direction": s.quality_target[1]},

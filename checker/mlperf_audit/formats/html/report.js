@@ -99,6 +99,7 @@
       const cell = el("td", {class: "num", "data-column": column.key});
       if (folder) {
         cell.append(el("a", {href: `#${folder.id}`, title: folder.path}, fixed(folder.score, 2)), counts(folder.findings));
+        if (folder.valid === false) cell.append(" ", el("span", {class: "invalid", title: `invalid: ${folder.invalid_reason}`}, "invalid"));
       }
       tr.append(cell);
     }
@@ -202,7 +203,7 @@
     const facts = [
       `${label(folder.submitter)} · ${label(folder.system)} · ${folder.benchmark}`,
       folder.accelerators ? `${folder.accelerators} × ${label(folder.accelerator)}` : null,
-      `score ${fixed(folder.score, 3)} min`,
+      `score ${fixed(folder.score, 3)} min` + (folder.valid === false ? ` (invalid: ${folder.invalid_reason})` : ""),
       folder.rcp_factor !== undefined ? `RCP factor ${fixed(folder.rcp_factor, 4)} ${label(folder.rcp_status)}` : null,
       folder.accelerator_minutes ? `${Math.round(folder.accelerator_minutes).toLocaleString("en")} accelerator-minutes` : null,
       folder.work_rate ? `${Number(folder.work_rate.toPrecision(6)).toLocaleString("en")} work per accelerator-minute` : null,
