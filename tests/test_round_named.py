@@ -272,3 +272,16 @@ def test_no_objection_is_filed_under_a_guessed_round(cli, v60_copy):
     assert guessed.code == 2 and "--ruleset training-6.0.0" in guessed.err and not guessed.out
     named = cli("check", str(v60_copy), "--format", "objection", "--ruleset", "training-6.1.0", "--no-cache")
     assert named.code == 1 and "named by --ruleset" in named.out
+
+
+def test_score_says_the_round_once_and_what_the_dates_fit(cli, v60_copy, tmp_path):
+    """`score` names the round and what named it in one note; where nothing named it and the dates
+    fit another round, it says so before the table (its validity marks come from the round's rules)."""
+    notes = [line for line in cli("score", str(v60_copy), "--no-cache").err.splitlines() if line.startswith("note:")]
+    assert notes[0] == "note: ruleset training-6.1.0, not named: the newest round allowing every benchmark"
+    assert notes[1].startswith("note: the logs were written in training-6.0.0's window, not training-6.1.0's")
+    assert "--ruleset training-6.0.0" in notes[1]
+    named = tmp_path / "training_results_v6.0"
+    shutil.copytree(v60_copy, named)
+    notes = [line for line in cli("score", str(named), "--no-cache").err.splitlines() if line.startswith("note:")]
+    assert notes == ["note: ruleset training-6.0.0, named by the folder 'training_results_v6.0'"]

@@ -55,13 +55,24 @@ class Score(Command):
         with progress(args, "scoring") as show:
             config, results = scored(target, prepared.config, host, jobs=max(1, args.jobs), progress=show)
         said = f"ruleset {config.ruleset}, {config.ruleset_named_by()}"
-        for note in (said, *config.notes):
+        # where a folder named the round, the inference's own note says it a second time
+        inferred = f"ruleset {config.ruleset} inferred"
+        notes = (said, *(n for n in config.notes if not (config.ruleset_from and n.startswith(inferred))))
+        if config.ruleset_dates_fit and not config.ruleset_from:  # PKG024's case: say it before the table
+            fit = config.ruleset_dates_fit
+            notes = (
+                said,
+                f"the logs were written in {fit}'s window, not {config.ruleset}'s: what the round's rules decide "
+                f"(compliance, RCPs, validity) may not apply; score with --ruleset {fit} if the package is for it",
+                *notes[1:],
+            )
+        for note in notes:
             print(no_workflow_commands(f"note: {visible(note)}"), file=sys.stderr)
         document = ScoresDocument(
             results,
             config.ruleset,
             str(args.path),
-            (said, *config.notes),
+            notes,
             Screen.of(None if args.output else sys.stdout),
             lambda path: openable(str(args.path), path),
         )
