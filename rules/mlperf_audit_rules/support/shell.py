@@ -248,6 +248,9 @@ class LaunchConfig:
     def global_batch(self, benchmark: str = "") -> BatchSize | None:
         """The global batch size the configuration gives for `benchmark`, how it was derived, and
         where (see `BATCH_MEANINGS`)."""
+        option = reference.benchmarks.facts(benchmark).global_batch_option
+        if option is not None:  # the framework's own option gives it (maskrcnn's SOLVER.IMS_PER_BATCH)
+            return self.option_batch(option)
         explicit = self.first(GLOBAL_BATCH)
         value = number(explicit[1].value) if explicit else None
         if explicit and value is not None:
@@ -296,6 +299,30 @@ class LaunchConfig:
                     total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False
                 )
         return BatchSize(total, formula, local[1], values[0], certain=not defaults)
+
+    def option_batch(self, option: str) -> BatchSize | None:
+        """The global batch that `OPTION value` in the configuration's own text gives (the last one
+        written, as a later word overrides an earlier one on a command line); None when the file
+        does not write the option with a literal number once or more (then what it runs with is not
+        known here)."""
+        text = read_text(self.entry)
+        if text is None:
+            return None
+        found = None
+        pattern = re.compile(
+            r"(?<![A-Za-z0-9_.])" + re.escape(option) + r"[ \t=]+([0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_.])"
+        )
+        for line_number, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            for match in pattern.finditer(line):
+                found = (match.group(1), line_number)
+        if found is None:
+            return None
+        value = number(found[0])
+        if value is None:
+            return None
+        return BatchSize(value, f"{option} {found[0]}", Assignment(found[0], self.entry.path, found[1]))
 
     def packed(self) -> bool:
         """Whether the run may read a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
