@@ -352,3 +352,48 @@ def test_reference_points_are_seen_at_the_next_evaluation():
     ]
     assert on_grid([1.0, 2.0], (5.0,)) == [1.0, 2.0]  # no cadence from one point
     assert _all_equal_chance(on_grid([1.0, 2.0, 3.0, 4.0], (4.0, 8.0)), 3) == 1.0
+
+
+def _launch_config(tmp_path: Path, benchmark: str, text: str) -> shell.LaunchConfig:
+    from mlperf_audit.model import FileEntry, Implementation
+
+    path = tmp_path / "config_DGXA100.sh"
+    path.write_text(text)
+    entry = FileEntry("impl/config_DGXA100.sh", path, path.stat().st_size)
+    return shell.LaunchConfig(entry, shell.parse_shell(Implementation(benchmark, "impl", "impl", (entry,)), entry))
+
+
+#: NVIDIA's v2.0 maskrcnn config_DGXA100.sh as Fujitsu published it (pytorch-fujitsu): BATCHSIZE=6 on
+#: 8 GPUs, while train_mlperf.py logs cfg.SOLVER.IMS_PER_BATCH, 96, and EXTRA_CONFIG is extended
+#: with a value only the shell knows.
+MASKRCNN_CONFIG = """## DL params
+export BATCHSIZE=6
+export EXTRA_PARAMS=""
+export EXTRA_CONFIG='SOLVER.BASE_LR 0.12 SOLVER.WARMUP_ITERS 625 SOLVER.IMS_PER_BATCH 96 TEST.IMS_PER_BATCH 96 NHWC True'
+export EXTRA_CONFIG="${EXTRA_CONFIG} SOLVER.MAX_ITER ${SOLVER_MAX_ITER} DATALOADER.DALI $ENABLE_DALI"
+# SOLVER.IMS_PER_BATCH 48 in a comment is not read
+
+## System run parms
+export DGXNNODES=1
+export DGXNGPU=8
+"""
+
+
+def test_maskrcnn_global_batch_is_solver_ims_per_batch(tmp_path):
+    batch = _launch_config(tmp_path, "maskrcnn", MASKRCNN_CONFIG).global_batch("maskrcnn")
+    assert batch is not None and batch.value == 96 and batch.assignment.line == 4
+    assert batch.formula == "SOLVER.IMS_PER_BATCH 96" and batch.agrees(96) and not batch.agrees(48)
+    # without the option written out, what BATCHSIZE means there is not known: not compared
+    bare = MASKRCNN_CONFIG.replace("SOLVER.IMS_PER_BATCH 96 ", "")
+    assert _launch_config(tmp_path, "maskrcnn", bare).global_batch("maskrcnn") is None
+    # other benchmarks keep the per-accelerator formula
+    assert _launch_config(tmp_path, "ssd", MASKRCNN_CONFIG).global_batch("ssd").value == 48
+
+
+def test_rnnt_batch_already_holds_the_accumulation(tmp_path):
+    # v2.0 ASUSTeK config_ESCN4A-E11.sh (rnnt): BATCHSIZE=384 on 4 GPUs with 2 accumulation steps;
+    # train.py divides --batch_size by the steps and logs 1536 (result_0.txt:149)
+    text = "export BATCHSIZE=384\nexport GRAD_ACCUMULATION_STEPS=2\nexport DGXNNODES=1\nexport DGXNGPU=4\n"
+    batch = _launch_config(tmp_path, "rnnt", text).global_batch("rnnt")
+    assert batch is not None and batch.value == 1536 and "GRAD_ACCUMULATION_STEPS" not in batch.formula
+    assert _launch_config(tmp_path, "ssd", text).global_batch("ssd").value == 3072
