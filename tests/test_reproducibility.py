@@ -397,3 +397,50 @@ def test_rnnt_batch_already_holds_the_accumulation(tmp_path):
     batch = _launch_config(tmp_path, "rnnt", text).global_batch("rnnt")
     assert batch is not None and batch.value == 1536 and "GRAD_ACCUMULATION_STEPS" not in batch.formula
     assert _launch_config(tmp_path, "ssd", text).global_batch("ssd").value == 3072
+
+
+def _rename_system(package: Path, new: str) -> None:
+    """The fixture's system fx_8xh100 renamed `new` (its description, result folder and name inside)."""
+    fixture = package / "Fixture"
+    (fixture / "results" / "fx_8xh100").rename(fixture / "results" / new)
+    description = fixture / "systems" / "fx_8xh100.json"
+    description.rename(fixture / "systems" / f"{new}.json")
+    path = fixture / "systems" / f"{new}.json"
+    path.write_text(path.read_text().replace('"fx_8xh100"', f'"{new}"'))
+
+
+def test_an_implementation_the_system_is_named_after_is_chosen(package, host):
+    # v2.0 Azure: ND96amsr_A100_v4_n1_pytorch ran ND96amsr_A100_v4's code, not NC96ads_A100_v4's
+    # (a 4-GPU VM's configurations, first by name)
+    _rename_system(package, "ndx_8xh100_n1_pytorch")
+    code = package / "Fixture/benchmarks/ssd/implementations"
+    (code / "pytorch").rename(code / "ndx_8xh100")
+    (code / "ndx_8xh100" / "config_fx_8xh100.sh").rename(code / "ndx_8xh100" / "config_DGXH100_1x8x32.sh")
+    (code / "ncx_8xh100").mkdir()
+    (code / "ncx_8xh100" / "config_DGXH100_1x8x32.sh").write_text("export DGXNNODES=1\nexport DGXNGPU=4\n")
+    findings = rep(check(package, Config(select=("REP",)), host))
+    traced = [f.message for f in findings if f.rule == "REP003"]
+    assert len(traced) == 1 and "implementations/ndx_8xh100 (the system's name begins with its name" in traced[0]
+    assert not [f for f in findings if f.rule in ("REP010", "REP011")]
+
+
+def test_a_configuration_in_an_implementation_taken_by_name_order_is_a_guess(package, host):
+    # two implementations fit the system equally; the first by name was taken: its configuration's
+    # disagreement with the description is a warning, not an error
+    code = package / "Fixture/benchmarks/ssd/implementations"
+    (code / "jax").mkdir()
+    (code / "jax" / "config_fx_8xh100.sh").write_text("export DGXNNODES=1\nexport DGXNGPU=4\n")
+    description = package / "Fixture/systems/fx_8xh100.json"
+    description.write_text(description.read_text().replace("PyTorch NVIDIA", "NVIDIA"))
+    findings = [f for f in rep(check(package, Config(select=("REP",)), host)) if f.rule == "REP010"]
+    assert len(findings) == 1 and findings[0].severity.value == "warning"
+    assert findings[0].path.endswith("jax/config_fx_8xh100.sh")
+    assert "taken first by name of 2 implementations that fit the system as well" in findings[0].message
+
+
+def test_hugectr_dlrm_batch_size_variable_is_not_compared(tmp_path):
+    # v2.0 Inspur config_NF5488A5.sh exports BATCH_SIZE=55296; run_and_time.sh runs `python3 ${CONFIG}`
+    # (nf5488a5.py: batchsize = 51200, which is logged) and passes BATCH_SIZE to nothing
+    text = 'export BATCH_SIZE=55296\nexport DGXNGPU=8\nexport CONFIG="nf5488a5.py"\nexport DGXNNODES=1\n'
+    assert _launch_config(tmp_path, "dlrm", text).global_batch("dlrm") is None
+    assert _launch_config(tmp_path, "dlrm_dcnv2", text).global_batch("dlrm_dcnv2") is not None

@@ -251,7 +251,8 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
     else:
         framework = str(description.get("framework") or "") if description is not None else ""
         accelerator = _system_family(description)
-        tokens = {normalized(t) for t in re.split(r"[_\-.\s]+", system) if t}
+        system_words = [normalized(t) for t in re.split(r"[_\-.\s]+", system) if normalized(t)]
+        tokens = set(system_words)
 
         def score(implementation: Implementation) -> tuple[int, list[str]]:
             points, why = 0, list[str]()
@@ -259,6 +260,10 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
                 points, why = points + 8, why + ["it is named after the system"]
             if any(_names_system(entry, system) for entry in config_files(implementation)):
                 points, why = points + 3, why + ["a launch configuration is named after the system"]
+            words = [normalized(t) for t in re.split(r"[_\-.\s]+", implementation.name) if normalized(t)]
+            if len(words) >= 2 and system_words[: len(words)] == words and len(words) < len(system_words):
+                # Azure's ND96amsr_A100_v4 for ND96amsr_A100_v4_n1_pytorch (beside NC96ads_A100_v4)
+                points, why = points + 4, why + ["the system's name begins with its name"]
             if normalized(implementation.name) in tokens:
                 points, why = points + 2, why + ["the system folder's name contains its name"]
             if normalized(implementation.name) and normalized(implementation.name) in normalized(framework):
@@ -667,6 +672,13 @@ def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: s
     if other is not None and certainty is Certainty.CERTAIN and "the log names it" not in reason:
         certainty = Certainty.LIKELY  # the package may lack this system's own configuration
         reason += f", though it is named after another system ({other})"
+    if result.tied and certainty is Certainty.CERTAIN and "config_filename" not in reason:
+        # the implementation itself was a guess among equals (first by name): so is its configuration
+        certainty = Certainty.LIKELY
+        reason += (
+            f", in {result.implementation.name if result.implementation else '?'}, taken first by name of "
+            f"{len(result.tied) + 1} implementations that fit the system as well"
+        )
     result.config, result.certainty = candidate.config, certainty
     others = [e for e in candidate.evidence if e not in reason]
     result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
