@@ -444,3 +444,17 @@ def test_hugectr_dlrm_batch_size_variable_is_not_compared(tmp_path):
     text = 'export BATCH_SIZE=55296\nexport DGXNGPU=8\nexport CONFIG="nf5488a5.py"\nexport DGXNNODES=1\n'
     assert _launch_config(tmp_path, "dlrm", text).global_batch("dlrm") is None
     assert _launch_config(tmp_path, "dlrm_dcnv2", text).global_batch("dlrm_dcnv2") is not None
+
+
+def test_a_variable_nothing_reads_is_not_compared(package, host):
+    # v2.0 Baidu bert: config_DGXA100_1x8x56x1.sh:18 exports LR=3.5e-4, but run_benchmark.sh:126
+    # passes --learning_rate 0.000425 (what is logged) and no script reads LR
+    code = package / IMPLEMENTATION
+    config = code / "config_fx_8xh100.sh"
+    config.write_text(config.read_text().replace("export LR=0.0001", "export LR=0.0002"))
+    (code / "run_and_time.sh").write_text("#!/bin/bash\npython train.py --lr 0.0001 --batch-size ${BATCHSIZE}\n")
+    assert not [f for f in rep(check(package, Config(select=("REP011",)), host)) if "LR=" in f.message]
+    # once the launcher reads it, the configuration's value is what runs: the disagreement stands
+    (code / "run_and_time.sh").write_text("#!/bin/bash\npython train.py --lr ${LR} --batch-size ${BATCHSIZE}\n")
+    found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "LR=" in f.message]
+    assert len(found) == 1 and found[0].severity.value == "error"

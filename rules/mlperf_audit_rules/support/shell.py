@@ -377,6 +377,8 @@ class Comparison:
     logged: Logged
     agrees: bool
     certain: bool  # the meaning is known exactly: a disagreement can be an error
+    #: The configuration's variable that gives the value ("" when it is an option in a text).
+    variable: str = ""
 
 
 #: Configuration variables compared with a logged hyperparameter, by what they mean:
@@ -405,6 +407,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                 logged_batch,
                 batch.agrees(logged_batch.number),
                 batch.certain,
+                variable.group(1) if (variable := re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", batch.formula)) else "",
             )
         )
     rate = logged(runs, "opt_base_learning_rate")
@@ -429,6 +432,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                     rate,
                     math.isclose(rate.number, value, rel_tol=1e-6, abs_tol=1e-15),
                     True,
+                    "BASE_LR",
                 )
             )
     for names, key, benchmarks, certain in LOGGED_MEANINGS:
@@ -442,7 +446,9 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
         if variable is None or said is None or recorded is None or recorded.number is None:
             continue
         agrees = math.isclose(recorded.number, said, rel_tol=1e-6, abs_tol=1e-12)
-        found.append(Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain))
+        found.append(
+            Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain, variable[0])
+        )
     # a default (`X=${X:-value}`) is what a plain launch sets, but the environment may set another
     return [dataclasses.replace(c, certain=False) if c.said.default else c for c in found]
 

@@ -682,3 +682,46 @@ def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: s
     result.config, result.certainty = candidate.config, certainty
     others = [e for e in candidate.evidence if e not in reason]
     result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
+
+
+#: Files that may read a configuration's variable: launch scripts, programs and their configurations.
+_READER_SUFFIXES = (".sh", ".bash", ".sub", ".slurm", ".py", ".yaml", ".yml", ".cfg", ".conf", ".json")
+
+
+def unread(trace: Trace, name: str) -> bool:
+    """Whether nothing in the traced code reads the configuration variable `name`: no script,
+    program or configuration of the implementation (and of the code it delegates to) names it,
+    and no launch configuration expands it (`$NAME`, `${NAME}`, other than its own default). False
+    when the code does not hold the launcher that takes a configuration's variables
+    (`run_and_time*.sh`: a stub whose launcher is elsewhere) or `name` is not a variable's name:
+    then whether it is read cannot be told."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return False
+    holders = [i for i in (trace.implementation, trace.delegate) if i is not None]
+    configs = {entry.path for i in holders for entry in config_files(i)}
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    expanded = re.compile(rf"\$\{{?{re.escape(name)}(?![A-Za-z0-9_])")
+    own_default = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}=[\"']?\$\{{{re.escape(name)}(?![A-Za-z0-9_])")
+    launcher = any(
+        entry.path.rsplit("/", 1)[-1].startswith("run_and_time") and entry.path.endswith(".sh")
+        for i in holders
+        for entry in i.files
+    )
+    if not launcher:
+        return False
+    readers = 0
+    for implementation in holders:
+        for entry in implementation.files:
+            if entry.path in configs:
+                text = read_text(entry) or ""
+                if len(expanded.findall(text)) > len(own_default.findall(text)):
+                    return False
+                continue
+            base = entry.path.rsplit("/", 1)[-1]
+            if not base.endswith(_READER_SUFFIXES) and base not in ("Makefile", "Dockerfile"):
+                continue
+            readers += 1
+            text = read_text(entry)
+            if text is None or word.search(text):
+                return False  # read, or unreadable: not known to be unread
+    return readers > 0
