@@ -458,3 +458,19 @@ def test_a_variable_nothing_reads_is_not_compared(package, host):
     (code / "run_and_time.sh").write_text("#!/bin/bash\npython train.py --lr ${LR} --batch-size ${BATCHSIZE}\n")
     found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "LR=" in f.message]
     assert len(found) == 1 and found[0].severity.value == "error"
+
+
+def test_a_configuration_chosen_over_another_systems_that_reproduces_the_logs_is_a_guess(package, host):
+    # v3.0 Supermicro SYS-421GU-TNX resnet: its folder holds config_DGXH100.sh (BATCHSIZE=400, 1600 on
+    # 4 GPUs) and config_SYS-421GU-TNXR.sh (800: the logged 3200), named after the submitter's other system
+    code = package / IMPLEMENTATION
+    (code / "config_fx_8xh100.sh").unlink()
+    (code / "config_DGXH100.sh").write_text("export BATCHSIZE=64\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    (code / "config_fxother_8xh100.sh").write_text("export BATCHSIZE=32\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    systems = package / "Fixture/systems"
+    (systems / "fxother_8xh100.json").write_text(
+        (systems / "fx_8xh100.json").read_text().replace('"fx_8xh100"', '"fxother_8xh100"')
+    )
+    found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "global batch" in f.message]
+    assert len(found) == 1 and found[0].severity.value == "warning"
+    assert "though config_fxother_8xh100.sh, named after another system, gives the logged values" in found[0].message

@@ -564,11 +564,23 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
     fitting = [c for c in scaled if c.family_fits is not False]
     # of several for the scale, one named after another of the submitter's systems is that system's
     own = [c for c in fitting if _other_system(c.config.entry, result.folder.system or "", result.submission) is None]
-    if own and len(own) < len(fitting):
+    set_aside = [c for c in fitting if c not in own] if own and len(own) < len(fitting) else []
+    if set_aside:
         fitting = own
     if len(fitting) == 1:
+        # one set aside as another system's reproduces the logs where this one does not (Supermicro
+        # v3.0 SYS-421GU-TNX resnet logs config_SYS-421GU-TNXR.sh's batch, not config_DGXH100.sh's)
+        reproducing = [c for c in set_aside if c.agrees] if fitting[0].disagrees else []
         return _chosen(
-            result, fitting[0], Certainty.CERTAIN, f"the only configuration for {fitting[0].scale} and this accelerator"
+            result,
+            fitting[0],
+            Certainty.LIKELY if reproducing else Certainty.CERTAIN,
+            f"the only configuration for {fitting[0].scale} and this accelerator"
+            + (
+                f", though {reproducing[0].name}, named after another system, gives the logged values"
+                if reproducing
+                else ""
+            ),
         )
     if len(fitting) > 1 and len({read_text(c.config.entry) for c in fitting} - {None}) == 1:
         # copies with the same bytes (ASUSTeK's config_ESC_N8_H200.sh of NVIDIA's DGXH200 file): which
