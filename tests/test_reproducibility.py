@@ -474,3 +474,18 @@ def test_a_configuration_chosen_over_another_systems_that_reproduces_the_logs_is
     found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "global batch" in f.message]
     assert len(found) == 1 and found[0].severity.value == "warning"
     assert "though config_fxother_8xh100.sh, named after another system, gives the logged values" in found[0].message
+
+
+def test_a_launcher_sourcing_another_systems_configuration_does_not_decide_against_the_logs(package, host):
+    # v2.0 Dell bert: bert_runner_XE8545_4gpu.sh sources config_XE8545_1x4x56x1.sh (another system's),
+    # while the R750xa results log every value of config_R750xax4A100-PCIE-80GB_nvbridged.sh
+    code = package / IMPLEMENTATION
+    (code / "config_fxother_8xh100.sh").write_text("export BATCHSIZE=64\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    (code / "runner_fxother.sh").write_text("#!/bin/bash\nsource ./config_fxother_8xh100.sh\n")
+    systems = package / "Fixture/systems"
+    (systems / "fxother_8xh100.json").write_text(
+        (systems / "fx_8xh100.json").read_text().replace('"fx_8xh100"', '"fxother_8xh100"')
+    )
+    findings = rep(check(package, Config(select=("REP003", "REP011")), host))
+    assert not [f for f in findings if f.rule == "REP011"]
+    assert [f for f in findings if f.rule == "REP003" and "config_fx_8xh100.sh, certain" in f.message]

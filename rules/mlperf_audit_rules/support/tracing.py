@@ -479,7 +479,17 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
         for c in result.candidates
         if c.name in sourced and (c.scale_fits or c.set_scale_fits) and c.family_fits is not False
     ]
-    if len(picked) == 1:  # the submitter's own launcher names it, and it is for the system's scale
+    # the submitter's own launcher names it, and it is for the system's scale; not when it is named
+    # after another system and another configuration reproduces the logs where it does not (Dell
+    # v2.0 bert: bert_runner_XE8545_4gpu.sh sources config_XE8545_1x4x56x1.sh, while the R750xa
+    # results log config_R750xax4A100-PCIE-80GB_nvbridged.sh's values)
+    astray = (
+        len(picked) == 1
+        and picked[0].disagrees
+        and _other_system(picked[0].config.entry, result.folder.system or "", result.submission) is not None
+        and any(c.agrees for c in result.candidates if c is not picked[0])
+    )
+    if len(picked) == 1 and not astray:
         result.selection = sourced[picked[0].name]
         return _chosen(result, picked[0], Certainty.CERTAIN, "the launch script sources it by name")
     return _choose_by_evidence(result, description, files)
