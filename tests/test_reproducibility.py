@@ -489,3 +489,17 @@ def test_a_launcher_sourcing_another_systems_configuration_does_not_decide_again
     findings = rep(check(package, Config(select=("REP003", "REP011")), host))
     assert not [f for f in findings if f.rule == "REP011"]
     assert [f for f in findings if f.rule == "REP003" and "config_fx_8xh100.sh, certain" in f.message]
+
+
+def test_a_configuration_giving_every_logged_value_beats_one_a_default_apart(package, host):
+    # v3.1 Fujitsu ssd: do_ssd_10gpu.sh sources config_PG_10gpu_gbs240.sh (BATCHSIZE=${BATCHSIZE:-24});
+    # the system primergy-..._gbs320 logs 320, which config_PG_10gpu_gbs320.sh gives
+    code = package / IMPLEMENTATION
+    (code / "config_fx_8xh100.sh").unlink()
+    common = "export DGXNNODES=1\nexport DGXNGPU=8\nexport LR=0.0001\n"
+    (code / "config_PG_8gpu_gbs512.sh").write_text("export BATCHSIZE=${BATCHSIZE:-64}\n" + common)
+    (code / "config_PG_8gpu_gbs256.sh").write_text("export BATCHSIZE=32\n" + common)
+    (code / "do_ssd_8gpu.sh").write_text("#!/bin/bash\nsource config_PG_8gpu_gbs512.sh\n")
+    findings = rep(check(package, Config(select=("REP003", "REP011")), host))
+    assert not [f for f in findings if f.rule == "REP011"]
+    assert [f for f in findings if f.rule == "REP003" and "launch configuration config_PG_8gpu_gbs256.sh" in f.message]

@@ -479,15 +479,15 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
         for c in result.candidates
         if c.name in sourced and (c.scale_fits or c.set_scale_fits) and c.family_fits is not False
     ]
-    # the submitter's own launcher names it, and it is for the system's scale; not when it is named
-    # after another system and another configuration reproduces the logs where it does not (Dell
+    # the submitter's own launcher names it, and it is for the system's scale; not when it does not
+    # give a logged value that another configuration for the scale gives with all the others (Dell
     # v2.0 bert: bert_runner_XE8545_4gpu.sh sources config_XE8545_1x4x56x1.sh, while the R750xa
-    # results log config_R750xax4A100-PCIE-80GB_nvbridged.sh's values)
+    # results log config_R750xax4A100-PCIE-80GB_nvbridged.sh's values; Fujitsu v3.1 ssd:
+    # do_ssd_10gpu.sh sources config_PG_10gpu_gbs240.sh, the system ..._gbs320 logs config_PG_10gpu_gbs320.sh's)
     astray = (
         len(picked) == 1
-        and picked[0].disagrees
-        and _other_system(picked[0].config.entry, result.folder.system or "", result.submission) is not None
-        and any(c.agrees for c in result.candidates if c is not picked[0])
+        and any(not c.agrees for c in picked[0].comparisons)
+        and any(c.agrees and (c.scale_fits or c.set_scale_fits) for c in result.candidates if c is not picked[0])
     )
     if len(picked) == 1 and not astray:
         result.selection = sourced[picked[0].name]
@@ -605,6 +605,9 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
         )
     if len(fitting) > 1:
         reproducing = [c for c in fitting if c.agrees]
+        # one that gives every logged value beats one whose other value is only a default apart
+        # (Fujitsu v3.1 ssd: config_PG_10gpu_gbs320.sh over config_PG_10gpu_gbs240.sh's BATCHSIZE default)
+        reproducing = [c for c in reproducing if all(x.agrees for x in c.comparisons)] or reproducing
         # the logs single one out; certain when its name also shares a word with the system's (a
         # configuration that ran may have been edited since, and another reproduce the logs by chance)
         if len(reproducing) == 1 and all(c.disagrees for c in fitting if c is not reproducing[0]):
