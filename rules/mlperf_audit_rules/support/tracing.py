@@ -131,6 +131,8 @@ class Trace:
     implementation: Implementation | None = None
     reason: str = ""
     tied: list[Implementation] = field(default_factory=list)  # other implementations as good as the chosen one
+    #: Implementations the chosen one beat only by its name beginning the system's (a weaker sign)
+    edged: list[Implementation] = field(default_factory=list)
     config: LaunchConfig | None = None
     config_reason: str = ""
     configs_seen: int = 0
@@ -230,6 +232,10 @@ def _launcher_sourced(implementation: Implementation) -> dict[str, str]:
     return found
 
 
+#: An implementation whose name begins the system's: a sign, but a weaker one than a full name.
+PREFIX_SIGN, PREFIX_POINTS = "the system's name begins with its name", 4
+
+
 def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), configs: bool = True) -> Trace:
     """The implementation a result folder came from and, with `configs`, its launch configuration."""
     description = submission.system(folder.system) if folder.system else None
@@ -263,7 +269,7 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
             words = [normalized(t) for t in re.split(r"[_\-.\s]+", implementation.name) if normalized(t)]
             if len(words) >= 2 and system_words[: len(words)] == words and len(words) < len(system_words):
                 # Azure's ND96amsr_A100_v4 for ND96amsr_A100_v4_n1_pytorch (beside NC96ads_A100_v4)
-                points, why = points + 4, why + ["the system's name begins with its name"]
+                points, why = points + PREFIX_POINTS, why + [PREFIX_SIGN]
             if normalized(implementation.name) in tokens:
                 points, why = points + 2, why + ["the system folder's name contains its name"]
             if normalized(implementation.name) and normalized(implementation.name) in normalized(framework):
@@ -280,6 +286,8 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
         (best, why), chosen = scored[0]
         result.implementation = chosen
         result.tied = [i for (points, _), i in scored[1:] if points == best]
+        if PREFIX_SIGN in why:  # without it, which of these would have been taken?
+            result.edged = [i for (points, _), i in scored[1:] if points >= best - PREFIX_POINTS]
         result.reason = (
             "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
         )
@@ -697,6 +705,14 @@ def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: s
     if other is not None and certainty is Certainty.CERTAIN and "the log names it" not in reason:
         certainty = Certainty.LIKELY  # the package may lack this system's own configuration
         reason += f", though it is named after another system ({other})"
+    if result.edged and certainty is Certainty.CERTAIN and "config_filename" not in reason:
+        # the implementation won by its name beginning the system's only (University-of-Florida v5.1
+        # rgat: hpg.dgxb200x8 over b200_dgl, both with a config_DGXB200_8x8x1024.sh)
+        certainty = Certainty.LIKELY
+        reason += (
+            f", in {result.implementation.name if result.implementation else '?'}, taken over "
+            f"{', '.join(i.name for i in result.edged)} because the system's name begins with its name"
+        )
     if result.tied and certainty is Certainty.CERTAIN and "config_filename" not in reason:
         # the implementation itself was a guess among equals (first by name): so is its configuration
         certainty = Certainty.LIKELY
