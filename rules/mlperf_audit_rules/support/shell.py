@@ -407,7 +407,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                 logged_batch,
                 batch.agrees(logged_batch.number),
                 batch.certain,
-                variable.group(1) if (variable := re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", batch.formula)) else "",
+                named.group(1) if (named := re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", batch.formula)) else "",
             )
         )
     rate = logged(runs, "opt_base_learning_rate")

@@ -762,7 +762,7 @@ def unread(trace: Trace, name: str) -> bool:
             if not base.endswith(_READER_SUFFIXES) and base not in ("Makefile", "Dockerfile"):
                 continue
             readers += 1
-            text = read_text(entry)
-            if text is None or word.search(text):
+            content = read_text(entry)
+            if content is None or word.search(content):
                 return False  # read, or unreadable: not known to be unread
     return readers > 0
