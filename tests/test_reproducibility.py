@@ -352,3 +352,154 @@ def test_reference_points_are_seen_at_the_next_evaluation():
     ]
     assert on_grid([1.0, 2.0], (5.0,)) == [1.0, 2.0]  # no cadence from one point
     assert _all_equal_chance(on_grid([1.0, 2.0, 3.0, 4.0], (4.0, 8.0)), 3) == 1.0
+
+
+def _launch_config(tmp_path: Path, benchmark: str, text: str) -> shell.LaunchConfig:
+    from mlperf_audit.model import FileEntry, Implementation
+
+    path = tmp_path / "config_DGXA100.sh"
+    path.write_text(text)
+    entry = FileEntry("impl/config_DGXA100.sh", path, path.stat().st_size)
+    return shell.LaunchConfig(entry, shell.parse_shell(Implementation(benchmark, "impl", "impl", (entry,)), entry))
+
+
+#: NVIDIA's v2.0 maskrcnn config_DGXA100.sh as Fujitsu published it (pytorch-fujitsu): BATCHSIZE=6 on
+#: 8 GPUs, while train_mlperf.py logs cfg.SOLVER.IMS_PER_BATCH, 96, and EXTRA_CONFIG is extended
+#: with a value only the shell knows.
+MASKRCNN_CONFIG = """## DL params
+export BATCHSIZE=6
+export EXTRA_PARAMS=""
+export EXTRA_CONFIG='SOLVER.BASE_LR 0.12 SOLVER.WARMUP_ITERS 625 SOLVER.IMS_PER_BATCH 96 TEST.IMS_PER_BATCH 96 NHWC True'
+export EXTRA_CONFIG="${EXTRA_CONFIG} SOLVER.MAX_ITER ${SOLVER_MAX_ITER} DATALOADER.DALI $ENABLE_DALI"
+# SOLVER.IMS_PER_BATCH 48 in a comment is not read
+
+## System run parms
+export DGXNNODES=1
+export DGXNGPU=8
+"""
+
+
+def test_maskrcnn_global_batch_is_solver_ims_per_batch(tmp_path):
+    batch = _launch_config(tmp_path, "maskrcnn", MASKRCNN_CONFIG).global_batch("maskrcnn")
+    assert batch is not None and batch.value == 96 and batch.assignment.line == 4
+    assert batch.formula == "SOLVER.IMS_PER_BATCH 96" and batch.agrees(96) and not batch.agrees(48)
+    # without the option written out, what BATCHSIZE means there is not known: not compared
+    bare = MASKRCNN_CONFIG.replace("SOLVER.IMS_PER_BATCH 96 ", "")
+    assert _launch_config(tmp_path, "maskrcnn", bare).global_batch("maskrcnn") is None
+    # other benchmarks keep the per-accelerator formula
+    assert _launch_config(tmp_path, "ssd", MASKRCNN_CONFIG).global_batch("ssd").value == 48
+
+
+def test_rnnt_batch_already_holds_the_accumulation(tmp_path):
+    # v2.0 ASUSTeK config_ESCN4A-E11.sh (rnnt): BATCHSIZE=384 on 4 GPUs with 2 accumulation steps;
+    # train.py divides --batch_size by the steps and logs 1536 (result_0.txt:149)
+    text = "export BATCHSIZE=384\nexport GRAD_ACCUMULATION_STEPS=2\nexport DGXNNODES=1\nexport DGXNGPU=4\n"
+    batch = _launch_config(tmp_path, "rnnt", text).global_batch("rnnt")
+    assert batch is not None and batch.value == 1536 and "GRAD_ACCUMULATION_STEPS" not in batch.formula
+    assert _launch_config(tmp_path, "ssd", text).global_batch("ssd").value == 3072
+
+
+def _rename_system(package: Path, new: str) -> None:
+    """The fixture's system fx_8xh100 renamed `new` (its description, result folder and name inside)."""
+    fixture = package / "Fixture"
+    (fixture / "results" / "fx_8xh100").rename(fixture / "results" / new)
+    description = fixture / "systems" / "fx_8xh100.json"
+    description.rename(fixture / "systems" / f"{new}.json")
+    path = fixture / "systems" / f"{new}.json"
+    path.write_text(path.read_text().replace('"fx_8xh100"', f'"{new}"'))
+
+
+def test_an_implementation_the_system_is_named_after_is_chosen(package, host):
+    # v2.0 Azure: ND96amsr_A100_v4_n1_pytorch ran ND96amsr_A100_v4's code, not NC96ads_A100_v4's
+    # (a 4-GPU VM's configurations, first by name)
+    _rename_system(package, "ndx_8xh100_n1_pytorch")
+    code = package / "Fixture/benchmarks/ssd/implementations"
+    (code / "pytorch").rename(code / "ndx_8xh100")
+    (code / "ndx_8xh100" / "config_fx_8xh100.sh").rename(code / "ndx_8xh100" / "config_DGXH100_1x8x32.sh")
+    (code / "ncx_8xh100").mkdir()
+    (code / "ncx_8xh100" / "config_DGXH100_1x8x32.sh").write_text("export DGXNNODES=1\nexport DGXNGPU=4\n")
+    findings = rep(check(package, Config(select=("REP",)), host))
+    traced = [f.message for f in findings if f.rule == "REP003"]
+    assert len(traced) == 1 and "implementations/ndx_8xh100 (the system's name begins with its name" in traced[0]
+    assert not [f for f in findings if f.rule in ("REP010", "REP011")]
+
+
+def test_a_configuration_in_an_implementation_taken_by_name_order_is_a_guess(package, host):
+    # two implementations fit the system equally; the first by name was taken: its configuration's
+    # disagreement with the description is a warning, not an error
+    code = package / "Fixture/benchmarks/ssd/implementations"
+    (code / "jax").mkdir()
+    (code / "jax" / "config_fx_8xh100.sh").write_text("export DGXNNODES=1\nexport DGXNGPU=4\n")
+    description = package / "Fixture/systems/fx_8xh100.json"
+    description.write_text(description.read_text().replace("PyTorch NVIDIA", "NVIDIA"))
+    findings = [f for f in rep(check(package, Config(select=("REP",)), host)) if f.rule == "REP010"]
+    assert len(findings) == 1 and findings[0].severity.value == "warning"
+    assert findings[0].path.endswith("jax/config_fx_8xh100.sh")
+    assert "taken first by name of 2 implementations that fit the system as well" in findings[0].message
+
+
+def test_hugectr_dlrm_batch_size_variable_is_not_compared(tmp_path):
+    # v2.0 Inspur config_NF5488A5.sh exports BATCH_SIZE=55296; run_and_time.sh runs `python3 ${CONFIG}`
+    # (nf5488a5.py: batchsize = 51200, which is logged) and passes BATCH_SIZE to nothing
+    text = 'export BATCH_SIZE=55296\nexport DGXNGPU=8\nexport CONFIG="nf5488a5.py"\nexport DGXNNODES=1\n'
+    assert _launch_config(tmp_path, "dlrm", text).global_batch("dlrm") is None
+    assert _launch_config(tmp_path, "dlrm_dcnv2", text).global_batch("dlrm_dcnv2") is not None
+
+
+def test_a_variable_nothing_reads_is_not_compared(package, host):
+    # v2.0 Baidu bert: config_DGXA100_1x8x56x1.sh:18 exports LR=3.5e-4, but run_benchmark.sh:126
+    # passes --learning_rate 0.000425 (what is logged) and no script reads LR
+    code = package / IMPLEMENTATION
+    config = code / "config_fx_8xh100.sh"
+    config.write_text(config.read_text().replace("export LR=0.0001", "export LR=0.0002"))
+    (code / "run_and_time.sh").write_text("#!/bin/bash\npython train.py --lr 0.0001 --batch-size ${BATCHSIZE}\n")
+    assert not [f for f in rep(check(package, Config(select=("REP011",)), host)) if "LR=" in f.message]
+    # once the launcher reads it, the configuration's value is what runs: the disagreement stands
+    (code / "run_and_time.sh").write_text("#!/bin/bash\npython train.py --lr ${LR} --batch-size ${BATCHSIZE}\n")
+    found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "LR=" in f.message]
+    assert len(found) == 1 and found[0].severity.value == "error"
+
+
+def test_a_configuration_chosen_over_another_systems_that_reproduces_the_logs_is_a_guess(package, host):
+    # v3.0 Supermicro SYS-421GU-TNX resnet: its folder holds config_DGXH100.sh (BATCHSIZE=400, 1600 on
+    # 4 GPUs) and config_SYS-421GU-TNXR.sh (800: the logged 3200), named after the submitter's other system
+    code = package / IMPLEMENTATION
+    (code / "config_fx_8xh100.sh").unlink()
+    (code / "config_DGXH100.sh").write_text("export BATCHSIZE=64\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    (code / "config_fxother_8xh100.sh").write_text("export BATCHSIZE=32\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    systems = package / "Fixture/systems"
+    (systems / "fxother_8xh100.json").write_text(
+        (systems / "fx_8xh100.json").read_text().replace('"fx_8xh100"', '"fxother_8xh100"')
+    )
+    found = [f for f in rep(check(package, Config(select=("REP011",)), host)) if "global batch" in f.message]
+    assert len(found) == 1 and found[0].severity.value == "warning"
+    assert "though config_fxother_8xh100.sh, named after another system, gives the logged values" in found[0].message
+
+
+def test_a_launcher_sourcing_another_systems_configuration_does_not_decide_against_the_logs(package, host):
+    # v2.0 Dell bert: bert_runner_XE8545_4gpu.sh sources config_XE8545_1x4x56x1.sh (another system's),
+    # while the R750xa results log every value of config_R750xax4A100-PCIE-80GB_nvbridged.sh
+    code = package / IMPLEMENTATION
+    (code / "config_fxother_8xh100.sh").write_text("export BATCHSIZE=64\nexport DGXNNODES=1\nexport DGXNGPU=8\n")
+    (code / "runner_fxother.sh").write_text("#!/bin/bash\nsource ./config_fxother_8xh100.sh\n")
+    systems = package / "Fixture/systems"
+    (systems / "fxother_8xh100.json").write_text(
+        (systems / "fx_8xh100.json").read_text().replace('"fx_8xh100"', '"fxother_8xh100"')
+    )
+    findings = rep(check(package, Config(select=("REP003", "REP011")), host))
+    assert not [f for f in findings if f.rule == "REP011"]
+    assert [f for f in findings if f.rule == "REP003" and "config_fx_8xh100.sh, certain" in f.message]
+
+
+def test_a_configuration_giving_every_logged_value_beats_one_a_default_apart(package, host):
+    # v3.1 Fujitsu ssd: do_ssd_10gpu.sh sources config_PG_10gpu_gbs240.sh (BATCHSIZE=${BATCHSIZE:-24});
+    # the system primergy-..._gbs320 logs 320, which config_PG_10gpu_gbs320.sh gives
+    code = package / IMPLEMENTATION
+    (code / "config_fx_8xh100.sh").unlink()
+    common = "export DGXNNODES=1\nexport DGXNGPU=8\nexport LR=0.0001\n"
+    (code / "config_PG_8gpu_gbs512.sh").write_text("export BATCHSIZE=${BATCHSIZE:-64}\n" + common)
+    (code / "config_PG_8gpu_gbs256.sh").write_text("export BATCHSIZE=32\n" + common)
+    (code / "do_ssd_8gpu.sh").write_text("#!/bin/bash\nsource config_PG_8gpu_gbs512.sh\n")
+    findings = rep(check(package, Config(select=("REP003", "REP011")), host))
+    assert not [f for f in findings if f.rule == "REP011"]
+    assert [f for f in findings if f.rule == "REP003" and "launch configuration config_PG_8gpu_gbs256.sh" in f.message]

@@ -253,7 +253,10 @@ class BadName(IssueRule):
     Example: `.DS_Store`, `results/sysA/bert/result 0.txt`.
 
     The repository checker entered the official tools on 2022-04-12 (mlperf-logging 95a5da0): for
-    rounds published before it (1.0, 1.1) a bad name is information naming that later rule.
+    rounds published before it (1.0, 1.1) a bad name is information naming that later rule. Until
+    2022-10-19 (f7a9454, "Update repository checks", in force from 3.0) it read file names only: a
+    folder such as `.github` passed (its files were judged by their own names), so for 2.0 and 2.1
+    a bad folder name is information naming that later rule too.
 
     How to fix: rename the entry without the dot or space, or delete it.
     """
@@ -267,8 +270,11 @@ class BadName(IssueRule):
     scope = "tree"
 
     def check(self, target: Any, context: CheckContext) -> Iterable[Finding]:
-        later = later_check("file-names-checked", context.ruleset)
+        files_later = later_check("file-names-checked", context.ruleset)
+        folders_later = later_check("folder-names-checked", context.ruleset)
         for finding in super().check(target, context):
+            # discovery words a folder's bad name "folder name '...' ..." (mlperf_audit.reading.discovery.FOLDER_NAME)
+            later = files_later or (folders_later if finding.message.startswith("folder name ") else None)
             yield (
                 finding
                 if later is None

@@ -560,6 +560,8 @@ class ConfigDisagreesWithLogs(_TracedRule):
     (`LEARNING_RATE`, `BASE_LR`) against
     `opt_base_learning_rate`; `GRADIENT_STEPS` against `gradient_accumulation_steps`;
     `WARMUP_STEPS`/`WARMUP_EPOCHS` against the warmup hyperparameters (relative tolerance 1e-6).
+    A variable that nothing in the implementation reads (no script, program or configuration names
+    it, no configuration expands it) is not compared: the run takes the value from elsewhere.
 
     Why it matters: a rerun from the package would not be the run that was logged.
 
@@ -577,8 +579,8 @@ class ConfigDisagreesWithLogs(_TracedRule):
         if trace.config is None:
             return
         for comparison in shell.compare_with_logs(trace.config, result.benchmark, result.runs):
-            if comparison.agrees:
-                continue
+            if comparison.agrees or tracing.unread(trace, comparison.variable):
+                continue  # a value nothing in the code reads (Baidu's LR; run_benchmark.sh passes its own)
             said, logged = comparison.said, comparison.logged
             yield self.finding(
                 f"{said.path}:{said.line} gives {comparison.what} but {logged.path}:{logged.line} logs "

@@ -68,6 +68,11 @@ class _Listing:
     files: list[FileEntry]
 
 
+#: How a bad name of a folder is introduced (the official repository checker read only file names
+#: before 3.0.0: PKG015 tells the two apart by it).
+FOLDER_NAME = "folder name"
+
+
 def _is_bad_name(name: str) -> bool:
     """A name the official repository checker rejects: hidden, or holding a space."""
     return name.startswith(".") or " " in name
@@ -157,12 +162,13 @@ class _Walker:
                 )
         return listing
 
-    def _check_name(self, name: str, shown: str) -> None:
+    def _check_name(self, name: str, shown: str, folder: bool = False) -> None:
         if _is_bad_name(name):
             self.issues.append(
                 Issue(
                     Problem.BAD_NAME,
-                    f"name '{visible(name)}' {'starts with a dot' if name.startswith('.') else 'contains a space'}",
+                    f"{FOLDER_NAME if folder else 'name'} '{visible(name)}' "
+                    f"{'starts with a dot' if name.startswith('.') else 'contains a space'}",
                     shown,
                     hint="The official repository checker rejects hidden files and names with spaces; rename "
                     "or remove it.",
@@ -195,7 +201,7 @@ class _Walker:
             dirs.sort()
             for name in dirs:
                 if _is_bad_name(name):
-                    self._check_name(name, self.display(Path(root, name)))
+                    self._check_name(name, self.display(Path(root, name)), folder=True)
             for name in sorted(files):
                 if _is_bad_name(name):
                     self._check_name(name, self.display(Path(root, name)))

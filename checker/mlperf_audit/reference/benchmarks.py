@@ -94,6 +94,10 @@ class Benchmark(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     batch_counts_packed_sequences: bool = False
     #: How the logged global batch follows from a configuration is not known: never compared.
     batch_meaning_unknown: bool = False
+    #: The option, written as `OPTION value` in the configuration's text (NVIDIA's maskrcnn
+    #: `EXTRA_CONFIG='... SOLVER.IMS_PER_BATCH 96 ...'`), that gives the logged global batch: the
+    #: per-accelerator variable does not; without the option the batch is not compared.
+    global_batch_option: str | None = None
     #: The configured base learning rate is per sample (the script multiplies it by the global batch).
     per_sample_learning_rate: bool = False
     #: Logged hyperparameters whose usual configuration variables mean something else here.

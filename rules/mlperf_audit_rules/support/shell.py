@@ -248,6 +248,9 @@ class LaunchConfig:
     def global_batch(self, benchmark: str = "") -> BatchSize | None:
         """The global batch size the configuration gives for `benchmark`, how it was derived, and
         where (see `BATCH_MEANINGS`)."""
+        option = reference.benchmarks.facts(benchmark).global_batch_option
+        if option is not None:  # the framework's own option gives it (maskrcnn's SOLVER.IMS_PER_BATCH)
+            return self.option_batch(option)
         explicit = self.first(GLOBAL_BATCH)
         value = number(explicit[1].value) if explicit else None
         if explicit and value is not None:
@@ -296,6 +299,30 @@ class LaunchConfig:
                     total, formula + " x ~2 (packed)", local[1], values[0], factors=(1.0, 2.0), certain=False
                 )
         return BatchSize(total, formula, local[1], values[0], certain=not defaults)
+
+    def option_batch(self, option: str) -> BatchSize | None:
+        """The global batch that `OPTION value` in the configuration's own text gives (the last one
+        written, as a later word overrides an earlier one on a command line); None when the file
+        does not write the option with a literal number once or more (then what it runs with is not
+        known here)."""
+        text = read_text(self.entry)
+        if text is None:
+            return None
+        found = None
+        pattern = re.compile(
+            r"(?<![A-Za-z0-9_.])" + re.escape(option) + r"[ \t=]+([0-9]+(?:\.[0-9]+)?)(?![0-9A-Za-z_.])"
+        )
+        for line_number, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("#"):
+                continue
+            for match in pattern.finditer(line):
+                found = (match.group(1), line_number)
+        if found is None:
+            return None
+        value = number(found[0])
+        if value is None:
+            return None
+        return BatchSize(value, f"{option} {found[0]}", Assignment(found[0], self.entry.path, found[1]))
 
     def packed(self) -> bool:
         """Whether the run may read a packed dataset (`--packed_samples`, a `PACKING_FACTOR`, `_pack` in the name)."""
@@ -350,6 +377,8 @@ class Comparison:
     logged: Logged
     agrees: bool
     certain: bool  # the meaning is known exactly: a disagreement can be an error
+    #: The configuration's variable that gives the value ("" when it is an option in a text).
+    variable: str = ""
 
 
 #: Configuration variables compared with a logged hyperparameter, by what they mean:
@@ -378,6 +407,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                 logged_batch,
                 batch.agrees(logged_batch.number),
                 batch.certain,
+                named.group(1) if (named := re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", batch.formula)) else "",
             )
         )
     rate = logged(runs, "opt_base_learning_rate")
@@ -402,6 +432,7 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
                     rate,
                     math.isclose(rate.number, value, rel_tol=1e-6, abs_tol=1e-15),
                     True,
+                    "BASE_LR",
                 )
             )
     for names, key, benchmarks, certain in LOGGED_MEANINGS:
@@ -415,7 +446,9 @@ def compare_with_logs(config: LaunchConfig, benchmark: str, runs: Any) -> list[C
         if variable is None or said is None or recorded is None or recorded.number is None:
             continue
         agrees = math.isclose(recorded.number, said, rel_tol=1e-6, abs_tol=1e-12)
-        found.append(Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain))
+        found.append(
+            Comparison(key, variable[1], f"{variable[0]}={variable[1].value}", recorded, agrees, certain, variable[0])
+        )
     # a default (`X=${X:-value}`) is what a plain launch sets, but the environment may set another
     return [dataclasses.replace(c, certain=False) if c.said.default else c for c in found]
 

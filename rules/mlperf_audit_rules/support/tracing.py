@@ -131,6 +131,8 @@ class Trace:
     implementation: Implementation | None = None
     reason: str = ""
     tied: list[Implementation] = field(default_factory=list)  # other implementations as good as the chosen one
+    #: Implementations the chosen one beat only by its name beginning the system's (a weaker sign)
+    edged: list[Implementation] = field(default_factory=list)
     config: LaunchConfig | None = None
     config_reason: str = ""
     configs_seen: int = 0
@@ -230,6 +232,10 @@ def _launcher_sourced(implementation: Implementation) -> dict[str, str]:
     return found
 
 
+#: An implementation whose name begins the system's: a sign, but a weaker one than a full name.
+PREFIX_SIGN, PREFIX_POINTS = "the system's name begins with its name", 4
+
+
 def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), configs: bool = True) -> Trace:
     """The implementation a result folder came from and, with `configs`, its launch configuration."""
     description = submission.system(folder.system) if folder.system else None
@@ -251,7 +257,8 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
     else:
         framework = str(description.get("framework") or "") if description is not None else ""
         accelerator = _system_family(description)
-        tokens = {normalized(t) for t in re.split(r"[_\-.\s]+", system) if t}
+        system_words = [normalized(t) for t in re.split(r"[_\-.\s]+", system) if normalized(t)]
+        tokens = set(system_words)
 
         def score(implementation: Implementation) -> tuple[int, list[str]]:
             points, why = 0, list[str]()
@@ -259,6 +266,10 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
                 points, why = points + 8, why + ["it is named after the system"]
             if any(_names_system(entry, system) for entry in config_files(implementation)):
                 points, why = points + 3, why + ["a launch configuration is named after the system"]
+            words = [normalized(t) for t in re.split(r"[_\-.\s]+", implementation.name) if normalized(t)]
+            if len(words) >= 2 and system_words[: len(words)] == words and len(words) < len(system_words):
+                # Azure's ND96amsr_A100_v4 for ND96amsr_A100_v4_n1_pytorch (beside NC96ads_A100_v4)
+                points, why = points + PREFIX_POINTS, why + [PREFIX_SIGN]
             if normalized(implementation.name) in tokens:
                 points, why = points + 2, why + ["the system folder's name contains its name"]
             if normalized(implementation.name) and normalized(implementation.name) in normalized(framework):
@@ -275,6 +286,8 @@ def trace(folder: BenchmarkFolder, submission: Submission, runs: Any = (), confi
         (best, why), chosen = scored[0]
         result.implementation = chosen
         result.tied = [i for (points, _), i in scored[1:] if points == best]
+        if PREFIX_SIGN in why:  # without it, which of these would have been taken?
+            result.edged = [i for (points, _), i in scored[1:] if points >= best - PREFIX_POINTS]
         result.reason = (
             "; ".join(why or ["no implementation names the system"]) + f"; {len(candidates)} implementations"
         )
@@ -474,7 +487,17 @@ def _choose_config(result: Trace, description: SystemDescription | None, runs: A
         for c in result.candidates
         if c.name in sourced and (c.scale_fits or c.set_scale_fits) and c.family_fits is not False
     ]
-    if len(picked) == 1:  # the submitter's own launcher names it, and it is for the system's scale
+    # the submitter's own launcher names it, and it is for the system's scale; not when it does not
+    # give a logged value that another configuration for the scale gives with all the others (Dell
+    # v2.0 bert: bert_runner_XE8545_4gpu.sh sources config_XE8545_1x4x56x1.sh, while the R750xa
+    # results log config_R750xax4A100-PCIE-80GB_nvbridged.sh's values; Fujitsu v3.1 ssd:
+    # do_ssd_10gpu.sh sources config_PG_10gpu_gbs240.sh, the system ..._gbs320 logs config_PG_10gpu_gbs320.sh's)
+    astray = (
+        len(picked) == 1
+        and any(not c.agrees for c in picked[0].comparisons)
+        and any(c.agrees and (c.scale_fits or c.set_scale_fits) for c in result.candidates if c is not picked[0])
+    )
+    if len(picked) == 1 and not astray:
         result.selection = sourced[picked[0].name]
         return _chosen(result, picked[0], Certainty.CERTAIN, "the launch script sources it by name")
     return _choose_by_evidence(result, description, files)
@@ -559,11 +582,23 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
     fitting = [c for c in scaled if c.family_fits is not False]
     # of several for the scale, one named after another of the submitter's systems is that system's
     own = [c for c in fitting if _other_system(c.config.entry, result.folder.system or "", result.submission) is None]
-    if own and len(own) < len(fitting):
+    set_aside = [c for c in fitting if c not in own] if own and len(own) < len(fitting) else []
+    if set_aside:
         fitting = own
     if len(fitting) == 1:
+        # one set aside as another system's reproduces the logs where this one does not (Supermicro
+        # v3.0 SYS-421GU-TNX resnet logs config_SYS-421GU-TNXR.sh's batch, not config_DGXH100.sh's)
+        reproducing = [c for c in set_aside if c.agrees] if fitting[0].disagrees else []
         return _chosen(
-            result, fitting[0], Certainty.CERTAIN, f"the only configuration for {fitting[0].scale} and this accelerator"
+            result,
+            fitting[0],
+            Certainty.LIKELY if reproducing else Certainty.CERTAIN,
+            f"the only configuration for {fitting[0].scale} and this accelerator"
+            + (
+                f", though {reproducing[0].name}, named after another system, gives the logged values"
+                if reproducing
+                else ""
+            ),
         )
     if len(fitting) > 1 and len({read_text(c.config.entry) for c in fitting} - {None}) == 1:
         # copies with the same bytes (ASUSTeK's config_ESC_N8_H200.sh of NVIDIA's DGXH200 file): which
@@ -578,6 +613,9 @@ def _choose_by_evidence(result: Trace, description: SystemDescription | None, fi
         )
     if len(fitting) > 1:
         reproducing = [c for c in fitting if c.agrees]
+        # one that gives every logged value beats one whose other value is only a default apart
+        # (Fujitsu v3.1 ssd: config_PG_10gpu_gbs320.sh over config_PG_10gpu_gbs240.sh's BATCHSIZE default)
+        reproducing = [c for c in reproducing if all(x.agrees for x in c.comparisons)] or reproducing
         # the logs single one out; certain when its name also shares a word with the system's (a
         # configuration that ran may have been edited since, and another reproduce the logs by chance)
         if len(reproducing) == 1 and all(c.disagrees for c in fitting if c is not reproducing[0]):
@@ -667,6 +705,64 @@ def _chosen(result: Trace, candidate: Candidate, certainty: Certainty, reason: s
     if other is not None and certainty is Certainty.CERTAIN and "the log names it" not in reason:
         certainty = Certainty.LIKELY  # the package may lack this system's own configuration
         reason += f", though it is named after another system ({other})"
+    if result.edged and certainty is Certainty.CERTAIN and "config_filename" not in reason:
+        # the implementation won by its name beginning the system's only (University-of-Florida v5.1
+        # rgat: hpg.dgxb200x8 over b200_dgl, both with a config_DGXB200_8x8x1024.sh)
+        certainty = Certainty.LIKELY
+        reason += (
+            f", in {result.implementation.name if result.implementation else '?'}, taken over "
+            f"{', '.join(i.name for i in result.edged)} because the system's name begins with its name"
+        )
+    if result.tied and certainty is Certainty.CERTAIN and "config_filename" not in reason:
+        # the implementation itself was a guess among equals (first by name): so is its configuration
+        certainty = Certainty.LIKELY
+        reason += (
+            f", in {result.implementation.name if result.implementation else '?'}, taken first by name of "
+            f"{len(result.tied) + 1} implementations that fit the system as well"
+        )
     result.config, result.certainty = candidate.config, certainty
     others = [e for e in candidate.evidence if e not in reason]
     result.config_reason = reason + (f" ({'; '.join(others)})" if others else "")
+
+
+#: Files that may read a configuration's variable: launch scripts, programs and their configurations.
+_READER_SUFFIXES = (".sh", ".bash", ".sub", ".slurm", ".py", ".yaml", ".yml", ".cfg", ".conf", ".json")
+
+
+def unread(trace: Trace, name: str) -> bool:
+    """Whether nothing in the traced code reads the configuration variable `name`: no script,
+    program or configuration of the implementation (and of the code it delegates to) names it,
+    and no launch configuration expands it (`$NAME`, `${NAME}`, other than its own default). False
+    when the code does not hold the launcher that takes a configuration's variables
+    (`run_and_time*.sh`: a stub whose launcher is elsewhere) or `name` is not a variable's name:
+    then whether it is read cannot be told."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        return False
+    holders = [i for i in (trace.implementation, trace.delegate) if i is not None]
+    configs = {entry.path for i in holders for entry in config_files(i)}
+    word = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+    expanded = re.compile(rf"\$\{{?{re.escape(name)}(?![A-Za-z0-9_])")
+    own_default = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}=[\"']?\$\{{{re.escape(name)}(?![A-Za-z0-9_])")
+    launcher = any(
+        entry.path.rsplit("/", 1)[-1].startswith("run_and_time") and entry.path.endswith(".sh")
+        for i in holders
+        for entry in i.files
+    )
+    if not launcher:
+        return False
+    readers = 0
+    for implementation in holders:
+        for entry in implementation.files:
+            if entry.path in configs:
+                text = read_text(entry) or ""
+                if len(expanded.findall(text)) > len(own_default.findall(text)):
+                    return False
+                continue
+            base = entry.path.rsplit("/", 1)[-1]
+            if not base.endswith(_READER_SUFFIXES) and base not in ("Makefile", "Dockerfile"):
+                continue
+            readers += 1
+            content = read_text(entry)
+            if content is None or word.search(content):
+                return False  # read, or unreadable: not known to be unread
+    return readers > 0
