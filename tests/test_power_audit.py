@@ -216,7 +216,7 @@ def test_the_same_stop_leaves_no_energy_from_v4_1_on(copy, host):
         _smc_shape(log)
     found = [f for f in _findings(copy) if f.rule == "PWR007"]
     assert len(found) == 1 and found[0].severity.value == "error"
-    assert "integrates none of them and stops (a window of 0 ms): the result has no energy" in found[0].message
+    assert "divides by a window of 0 ms and fails: the result has no energy" in found[0].message
     (result,) = score(bert, Config(ruleset="training-5.0.0"), host)
     assert result.energy_joules is None and "power measurement window of" in result.note
 

@@ -303,7 +303,7 @@ def test_what_changed_in_a_description():
                 "n": "8",
                 "hw_notes": "",
                 "x": "N/A",
-                "other_software_stack": [{"cuda": "12.8"}],
+                "other_software_stack": [{"cuda": "12.8", "nccl": "2.27"}],
             },
             {
                 "a_version": "2.26.3-fix-v2.25.1-1",
@@ -312,7 +312,7 @@ def test_what_changed_in_a_description():
                 "n": 8,
                 "hw_notes": "TDP",
                 "x": "",
-                "other_software_stack": {"cuda": "12.8.1"},
+                "other_software_stack": {"cuda": "12.8.0.012", "nccl": "2.27.3"},
             },
         )
     }
@@ -323,7 +323,9 @@ def test_what_changed_in_a_description():
         "accelerator_model_name": "hardware or software",
         "hw_notes": "filled in",
         "x": "blank either way",
+        # a build number after zeros names the same release; another patch release is another version
         "other_software_stack.cuda": "annotation of the same version",
+        "other_software_stack.nccl": "hardware or software",
     }
 
 

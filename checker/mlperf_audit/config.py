@@ -108,6 +108,11 @@ class Config:
             return self.ruleset_from
         return "none" if self.ruleset_inferred or self.ruleset == DEFAULT_RULESET else "configuration"
 
+    @property
+    def round_guessed(self) -> bool:
+        """Nothing named the round, and the logs' dates fit another than the one taken (PKG024)."""
+        return bool(self.ruleset_dates_fit) and not self.ruleset_from
+
     def ruleset_named_by(self) -> str:
         """Where the round in force comes from, as the report's header says it."""
         where = self.ruleset_where

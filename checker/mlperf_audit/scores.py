@@ -130,18 +130,32 @@ class BenchmarkScore:
     #: all the same: the score is kept, and every output marks it (`valid`, `invalid_reason`).
     #: Set after the check, from its findings, by `with_validity` alone.
     invalid: tuple[str, ...] = ()
+    #: Those errors all follow from a round nothing named, which the logs' dates do not fit (PKG024's
+    #: case): under the round the package was made for they may not exist, so validity is unknown.
+    undecided: bool = False
 
     @property
-    def valid(self) -> bool:
-        """No error was found about the result's folder (waived ones apart)."""
-        return not self.invalid
+    def valid(self) -> bool | None:
+        """No error was found about the result's folder (waived ones apart); None when the errors
+        found follow from a round taken against the logs' dates (`undecided`)."""
+        if not self.invalid:
+            return True
+        return None if self.undecided else False
+
+    @property
+    def validity(self) -> str:
+        """The `valid` column: "yes", "no" or "unknown"."""
+        return {True: "yes", False: "no", None: "unknown"}[self.valid]
 
     @property
     def invalid_reason(self) -> str | None:
         """Why the result is not valid ("error RCP004 in the folder"), None when it is."""
         if not self.invalid:
             return None
-        return f"error{'s' if len(self.invalid) > 1 else ''} {', '.join(self.invalid)} in the folder"
+        reason = f"error{'s' if len(self.invalid) > 1 else ''} {', '.join(self.invalid)} in the folder"
+        if self.undecided:
+            reason += ", under a round nothing named that the logs' dates do not fit: name the round"
+        return reason
 
     @property
     def division(self) -> str | None:
@@ -219,18 +233,31 @@ def folder_key(submitter: str | None, system: str | None, benchmark: str | None)
     return (submitter or None, system or None, benchmark or None)
 
 
-def with_validity(scores: Iterable[BenchmarkScore], findings: Iterable[Finding]) -> list[BenchmarkScore]:
+def with_validity(
+    scores: Iterable[BenchmarkScore], findings: Iterable[Finding], round_guessed: bool = False
+) -> list[BenchmarkScore]:
     """`scores` with `invalid` set from the check's `findings`: a result is invalid when an error
     that no waiver accepted is about its folder (its submitter, system and benchmark, as `export`
-    counts findings per folder). The one place this fact is made; every output reads it."""
+    counts findings per folder). The one place this fact is made; every output reads it.
+
+    `round_guessed`: nothing named the round and the logs' dates fit another one; a result whose
+    errors all follow from another finding (linked findings, `caused_by`: there, the round taken)
+    is `undecided`, neither valid nor invalid."""
     errors: dict[tuple[str | None, ...], set[str]] = {}
+    caused: dict[tuple[str | None, ...], bool] = {}
     for finding in findings:
         if finding.severity is Severity.ERROR and not finding.waived_by and finding.benchmark:
-            errors.setdefault(folder_key(finding.submitter, finding.system, finding.benchmark), set()).add(finding.rule)
+            key = folder_key(finding.submitter, finding.system, finding.benchmark)
+            errors.setdefault(key, set()).add(finding.rule)
+            caused[key] = caused.get(key, True) and finding.caused_by is not None
     marked = []
     for score in scores:
-        codes = tuple(sorted(errors.get(folder_key(score.submitter, score.system, score.benchmark), ())))
-        marked.append(dataclasses.replace(score, invalid=codes) if codes != score.invalid else score)
+        key = folder_key(score.submitter, score.system, score.benchmark)
+        codes = tuple(sorted(errors.get(key, ())))
+        undecided = bool(codes) and round_guessed and caused.get(key, False)
+        if codes != score.invalid or undecided != score.undecided:
+            score = dataclasses.replace(score, invalid=codes, undecided=undecided)
+        marked.append(score)
     return marked
 
 

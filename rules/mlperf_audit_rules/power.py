@@ -33,7 +33,7 @@ from mlperf_audit import (
     rulesets,
 )
 from mlperf_audit_rules.support import policies
-from mlperf_audit_rules.support.power_rounds import reads_in_file_order, summarizer_of
+from mlperf_audit_rules.support.power_rounds import reads_in_file_order, stops_at_last_reading, summarizer_of
 
 #: ASCII digits, few enough for `int`: a name of thousands of digits (or of '٣') numbers no node.
 _INDEX = re.compile(r"^(node|sw)_([0-9]{1,9})(\.[^.]*)?$")
@@ -481,9 +481,11 @@ class PowerRunNotCovered(_PowerRule):
 
     A `power_measurement_stop` stamped before every reading (at the start's time) is reported
     once per benchmark folder with the readings' real coverage: a warning where the round's
-    summarizer still integrates the readings (v4.0: the records in file order), an error where it
-    integrates none and stops with no energy (from v4.1 on). Each cause is one finding per folder,
-    naming the node logs it concerns.
+    summarizer still integrates the readings (v4.0: the records in file order, the window ending at
+    the last reading), an error where it does not: from v4.1 on it integrates none of them (at the
+    start's very time it divides by a window of 0 ms and fails; later, those nodes add no energy),
+    and the v3.x summarizer ends the window at the stop's own time. Each cause is one finding per
+    folder, naming the node logs it concerns.
 
     Why it matters: "Power measurement begins just before a run starts and stops just afterwards.
     Power measurement must include all timed operations" (power_measurement.adoc, 2.5). The
@@ -534,8 +536,11 @@ class PowerRunNotCovered(_PowerRule):
             if early_stop:
                 span = sampling.readings_after_start
                 assert span is not None
-                (misstamped if integrated is not None else lost).append((log, timed[0] - span[0], span[1] - timed[1]))
-                if integrated is None:
+                # integrated whole only where the window ends at the last reading (v4.0); the v3.x
+                # summarizer ends it at the stop's own time, however many readings it read
+                whole = integrated is not None and stops_at_last_reading(version)
+                (misstamped if whole else lost).append((log, timed[0] - span[0], span[1] - timed[1]))
+                if integrated is None or not whole:
                     continue
             elif integrated is None:
                 outside.append(log)
@@ -545,9 +550,9 @@ class PowerRunNotCovered(_PowerRule):
                 severity = Severity.ERROR if max(late, early) > UNCOVERED_ERROR_MS else Severity.WARNING
                 uncovered.setdefault(severity, []).append((log, late, early))
         if misstamped:
-            yield self._early_stop(result, misstamped, measured, summarizer, integrated=True)
+            yield self._early_stop(result, misstamped, measured, summarizer, integrated=True, windowed=not file_order)
         if lost:
-            yield self._early_stop(result, lost, measured, summarizer, integrated=False)
+            yield self._early_stop(result, lost, measured, summarizer, integrated=False, windowed=not file_order)
         if outside:
             yield self.finding(
                 f"{fold(outside, measured)}: every reading lies before power_measurement_start, so the measurement "
@@ -567,6 +572,7 @@ class PowerRunNotCovered(_PowerRule):
         summarizer: str,
         *,
         integrated: bool,
+        windowed: bool,
     ) -> Finding:
         shown = [log for log, _, _ in logs]
         offsets = sorted(
@@ -599,8 +605,15 @@ class PowerRunNotCovered(_PowerRule):
             )
         if integrated:
             effect = f"{summarizer} integrates them all"
+        elif offsets and offsets[-1] == 0:
+            effect = f"{summarizer} divides by a window of 0 ms and fails: the result has no energy"
+        elif windowed:
+            effect = (
+                f"{summarizer} integrates none of these logs' readings: their nodes add no energy, and the "
+                "result's energy is understated"
+            )
         else:
-            effect = f"{summarizer} integrates none of them and stops (a window of 0 ms): the result has no energy"
+            effect = f"{summarizer} ends the window at the stop's time: these nodes' energy is not what they used"
         lines = {log.path: log.sampling.measurement_stop_line for log in shown}
         first = shown[0]
         return self.finding(

@@ -96,8 +96,7 @@ class PullRequest:
         ran = runner.run(
             self.repo,
             {
-                "path": self.root,
-                "ruleset": "",
+                "path": self.root,  # the ruleset input keeps action.yml's default, as a workflow that omits it
                 "fail-on": "error",
                 "changed-only": "true",
                 "sarif-file": sarif,

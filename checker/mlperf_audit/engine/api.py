@@ -103,7 +103,8 @@ def scored(
     tree = discover(path)
     config = _configured(tree, config, host)
     outcome = _checked(path, state, tree, host, config, progress, jobs, True, None, None)
-    return config, with_validity(outcome.scores, outcome.findings)
+    findings = causes.link(outcome.findings, host.rules)
+    return config, with_validity(outcome.scores, findings, config.round_guessed)
 
 
 def check(
@@ -180,7 +181,7 @@ def review(
     if notes:
         config = dataclasses.replace(config, notes=config.notes + tuple(notes))
     findings = tuple(causes.link(outcome.findings, host.rules))
-    scores = tuple(with_validity(outcome.scores, findings))
+    scores = tuple(with_validity(outcome.scores, findings, config.round_guessed))
     report = Report(
         target=TargetSummary.of(str(path), tree),
         config=config,

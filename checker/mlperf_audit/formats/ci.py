@@ -540,7 +540,7 @@ def _markdown_scores(report: Report) -> str:
             ),
             f"{sum(1 for run in score.runs if run.counted)}/{len(score.runs)}",
             "-" if score.score_minutes is None else f"{score.score_minutes:.3f}",
-            "yes" if score.valid else f"**no**: {markdown_text(', '.join(score.invalid))}",
+            "yes" if score.valid else f"**{score.validity}**: {markdown_text(', '.join(score.invalid))}",
         ]
         for score in report.scores
     ]
@@ -559,6 +559,9 @@ def _markdown_scores(report: Report) -> str:
         tablefmt="github",
         disable_numparse=True,
     )
-    invalid = sum(1 for score in report.scores if not score.valid)
+    invalid = sum(1 for score in report.scores if score.valid is False)
+    unknown = sum(1 for score in report.scores if score.valid is None)
     counted = f", {invalid} invalid (an error about the folder: scored all the same)" if invalid else ""
+    if unknown:
+        counted += f", {unknown} of unknown validity (their errors follow from a round nothing named)"
     return f"\n<details><summary><b>scores</b>: {len(rows)} benchmark result(s){counted}</summary>\n\n{table}\n\n</details>"

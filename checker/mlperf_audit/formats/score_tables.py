@@ -64,14 +64,21 @@ LEGEND = (
     (
         "valid",
         "no when an error was found about the folder (its codes follow; waived ones apart): the score is "
-        "computed all the same, but the result is not valid until the errors are fixed",
+        "computed all the same, but the result is not valid until the errors are fixed; unknown when those "
+        "errors follow from a round nothing named that the logs' dates do not fit",
     ),
 )
 
 
+def _unknown(score: BenchmarkScore) -> str:
+    """What prefixes the codes of a result whose validity is unknown (its errors follow from a round
+    nothing named): they may not apply under the round the package was made for."""
+    return "validity unknown, " if score.valid is None else ""
+
+
 def validity(score: BenchmarkScore) -> str:
     """The `valid` cell of a human-read table: yes, or no with the codes of the errors."""
-    return "yes" if score.valid else f"no: {', '.join(score.invalid)}"
+    return score.validity if score.valid else f"{score.validity}: {', '.join(score.invalid)}"
 
 
 def legend_text(indent: str = "", width: int = 100) -> str:
@@ -140,7 +147,8 @@ def render_text(scores: list[BenchmarkScore], screen: Screen | None = None, open
         )
         lines.append(f"\n{_shown(opened(s.path))}: {times}")
         if not s.valid:
-            lines.append(f"  invalid: {_shown(s.invalid_reason)} (see its findings); scored all the same")
+            shown = "invalid" if s.valid is False else "validity unknown"
+            lines.append(f"  {shown}: {_shown(s.invalid_reason)} (see its findings); scored all the same")
         lines.append(f"  spread: {s.spread.describe()}")
         if s.energy_joules is not None or any(r.energy_joules is not None for r in s.runs):
             per_run = ", ".join(
@@ -233,7 +241,7 @@ def summary_tables(scores: list[BenchmarkScore], ruleset: str) -> SummaryTables:
         if not s.valid:  # not a column of the summarizer's: `csv_tables` adds it last
             for row in (wide, detail):
                 row[INVALID_COLUMN] = "; ".join(
-                    filter(None, [row[INVALID_COLUMN], f"{s.benchmark}: {', '.join(s.invalid)}"])
+                    filter(None, [row[INVALID_COLUMN], f"{s.benchmark}: {_unknown(s)}{', '.join(s.invalid)}"])
                 )
         if s.benchmark in benchmarks:
             wide[s.benchmark] = s.score_minutes

@@ -13,6 +13,8 @@ from mlperf_audit import LogEvent, Run
 
 #: Related locations given with one finding, at most (the message names every run).
 RELATED = 20
+#: Runs named in a message, at most: a folder of thousands of hostile result files stays one line.
+NAMED = 20
 
 
 def which_runs(affected: Sequence[Run], runs: Sequence[Run]) -> str:
@@ -21,7 +23,9 @@ def which_runs(affected: Sequence[Run], runs: Sequence[Run]) -> str:
     total = len(runs)
     if total > 1 and len(affected) == total:
         return f"all {total} runs"
-    names = ", ".join(run.name for run in affected)
+    names = ", ".join(run.name for run in affected[:NAMED])
+    if len(affected) > NAMED:
+        names += f" and {len(affected) - NAMED} more"
     return names if total <= 1 else f"{names} ({len(affected)} of {total} runs)"
 
 

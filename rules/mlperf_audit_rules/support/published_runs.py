@@ -368,9 +368,15 @@ def _count(value: Any) -> float | None:
 
 
 def _annotated(one: str, other: str) -> bool:
-    """One value is the other with an annotation: the same version string followed by a separator."""
+    """One value is the other with an annotation: the same version string followed by a separator.
+    A dot adds a version component: only zeros first ("12.9" and "12.9.0.036", a build number) name
+    the same version; "12.4" and "12.4.1" are two releases."""
     short, long = sorted((one, other), key=len)
-    return bool(short) and long.startswith(short) and long[len(short)] in ANNOTATION_SEPARATORS
+    if not short or not long.startswith(short) or long[len(short)] not in ANNOTATION_SEPARATORS:
+        return False
+    if long[len(short)] == ".":
+        return long[len(short) + 1 :].split(".", 1)[0].strip("0") == ""
+    return True
 
 
 def _versioned(field: str) -> bool:
