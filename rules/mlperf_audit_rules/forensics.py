@@ -43,7 +43,7 @@ from mlperf_audit_rules.support.constants import dataset_constants
 from mlperf_audit_rules.support.convergence import bypass_in_force, evaluate
 from mlperf_audit_rules.support.envelope import round_of
 from mlperf_audit_rules.support.official_compliance import LogLine, load_config
-from mlperf_audit_rules.support.work import quality_target, run_work, time_to_train
+from mlperf_audit_rules.support.work import run_work, time_to_train
 
 #: Time may go backwards by this much inside the training interval (ranks' clocks); the sample: 0.
 BACKWARDS_TOLERANCE_MS = 60_000
@@ -722,16 +722,7 @@ def _speed_fits(
     found = envelope.measure(result, description, [w.minutes for w in run_work(result, version)])
     if found is None or labelled is None or labelled.model == found.accelerator.model:
         return ""
-    target = quality_target(version, result.benchmark, "closed")
-    me = peers.Peer(
-        version.rsplit(".", 1)[0],
-        result.benchmark,
-        target[0] if target else None,
-        found.accelerator.model,
-        found.accelerators,
-        found.accelerator_minutes,
-        f"{result.submitter}/results/{result.system}/{result.benchmark}",
-    )
+    me = peers.Peer.of(result, version, found)
     on_described, on_labelled = peers.at_scale(me, found.accelerator.model), peers.at_scale(me, labelled.model)
     described_model, labelled_model = found.accelerator.model, labelled.model
 

@@ -49,7 +49,7 @@ from mlperf_audit import (
     reference,
 )
 from mlperf_audit_rules.support import envelope, peers, precision
-from mlperf_audit_rules.support.work import RunWork, envelope_verdict, quality_target, run_work
+from mlperf_audit_rules.support.work import RunWork, envelope_verdict, run_work
 
 EXACT_WORK = {benchmark for benchmark, work in hardware.WORK.items() if work.kind == "exact"}
 #: Units per second over time-to-train may exceed the logged throughput by this much (honest: 0.87-1.004).
@@ -472,17 +472,7 @@ def measured_peer(result: BenchmarkResult, context: CheckContext, works: list[Ru
     if found is None or result.submitter is None or result.system is None:
         return None
     version = context.ruleset.split("-", 1)[1]
-    target = quality_target(version, result.benchmark, "closed")
-    peer = peers.Peer(
-        version.rsplit(".", 1)[0],
-        result.benchmark,
-        target[0] if target else None,
-        found.accelerator.model,
-        found.accelerators,
-        found.accelerator_minutes,
-        f"{result.submitter}/results/{result.system}/{result.benchmark}",
-    )
-    return MeasuredPeer(peer, result.path)
+    return MeasuredPeer(peers.Peer.of(result, version, found), result.path)
 
 
 def global_batch(result: BenchmarkResult) -> float | None:

@@ -27,7 +27,10 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from mlperf_audit import BenchmarkResult
+
 from . import envelope
+from .work import quality_target
 
 #: Peers have between 1/SCALE and SCALE times the result's accelerators: accelerator-minutes grow
 #: with scale, so a result is compared only with results of about its size.
@@ -49,6 +52,20 @@ class Peer:
     accelerators: int
     accelerator_minutes: float
     result: str  # Submitter/results/system/benchmark
+
+    @classmethod
+    def of(cls, result: BenchmarkResult, version: str, measured: envelope.Measure) -> Peer:
+        """A checked closed result as a peer, from its measure under the round `version` ("5.1.0")."""
+        target = quality_target(version, result.benchmark, "closed")
+        return cls(
+            version.rsplit(".", 1)[0],
+            result.benchmark,
+            target[0] if target else None,
+            measured.accelerator.model,
+            measured.accelerators,
+            measured.accelerator_minutes,
+            f"{result.submitter}/results/{result.system}/{result.benchmark}",
+        )
 
     def describe(self) -> str:
         return (
