@@ -444,3 +444,33 @@ def test_errors_are_given_room_before_warnings(fixtures):
         assert _COMMAND.findall("\n".join(made.commands)) == expected
         left = {kind.value: count for kind, count in made.left.items()}
         assert left == {kind: 15 - expected.count({"info": "notice"}.get(kind, kind)) for kind in left}
+
+
+def test_the_base_configuration_is_written_back_as_the_toml_it_was(tmp_path):
+    """The Action copies the base commit's configuration out of the workspace and the command reads the
+    copy: a plugin's table, a date, an infinite float and text beyond ASCII must read back as the base
+    commit wrote them (written as JSON, a `[plugins.NAME]` table made every Action run exit 2)."""
+    import tomllib
+
+    from mlperf_audit.config import load_config
+    from mlperf_audit.github_action import trusted_configuration
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    text = (
+        'ruleset = "training-5.1.0"\nselect = ["ALL"]\nfail-on = "warning"\nnote = "caf\\u00e9 \\"quoted\\"\\n"\n'
+        "reviewed = 2026-05-14\nlimit = inf\nshare = 0.5\n\n[plugins.example]\nnoise-share = 0.8\n"
+    )
+    (repo / ".mlperf-audit.toml").write_text(text)
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "base")
+    written = trusted_configuration(repo, git(repo, "rev-parse", "HEAD"), tmp_path)
+    assert written is not None
+    assert tomllib.loads(Path(written).read_text()) == tomllib.loads(text)
+    (repo / ".mlperf-audit.toml").write_text('ruleset = "training-5.1.0"\n[plugins.example]\nnoise-share = 0.8\n')
+    git(repo, "commit", "-qam", "only what the command reads")
+    (tmp_path / "again").mkdir()
+    written = trusted_configuration(repo, git(repo, "rev-parse", "HEAD"), tmp_path / "again")
+    config = load_config(target=repo, config_file=written, discover=False)
+    assert config.ruleset == "training-5.1.0" and dict(dict(config.plugins)["example"])["noise-share"] == 0.8

@@ -30,6 +30,7 @@ job summary counts every finding they leave out.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -267,12 +268,35 @@ def trusted_configuration(workspace: Path, commit: str, folder: Path) -> str | N
                 copy = folder / f"{key}-{commit[:12]}{Path(named).suffix}"
                 copy.write_bytes(_git("show", f"{commit}:{named}", cwd=workspace))
                 table[key] = str(copy)
-        lines = [f"{json.dumps(key)} = {json.dumps(value)}" for key, value in table.items()]
+        lines = [f"{_toml(key)} = {_toml(value)}" for key, value in table.items()]
         # named after the file and commit it was read from: the report says what named the round
         written = folder / f"{name} at {commit[:12]}"
         written.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return str(written)
     return None
+
+
+def _toml(value: Any) -> str:
+    """`value`, as `tomllib` read it, written back as TOML (tables inline): what the command reads
+    is what the base commit said. JSON is not TOML for a table (`{"a": 1}`), an infinite float or
+    a date, all of which a base configuration may hold (`[plugins.NAME]`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, str)):
+        return json.dumps(value, ensure_ascii=False)  # a JSON string or integer is a TOML one
+    if isinstance(value, float):
+        if value != value:
+            return "nan"
+        if value in (float("inf"), float("-inf")):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_toml(str(key))} = {_toml(item)}" for key, item in value.items()) + "}"
+    raise ActionError(f"the base configuration holds a value TOML cannot hold: {type(value).__name__}")
 
 
 def _output(name: str, value: Any) -> None:
