@@ -170,18 +170,19 @@ def test_a_hidden_folder_holding_a_submission_fails_the_gate(pr, fixtures):
     assert result.returncode == 1 and "::error file=.x,title=mlperf-audit::" in result.stdout
 
 
-def test_a_submission_hidden_under_github_fails_the_gate(pr, fixtures):
+@pytest.mark.parametrize("where", ["Acme", "ISSUE_TEMPLATE/Acme"])
+def test_a_submission_hidden_under_github_fails_the_gate(pr, fixtures, where):
     """Issue 25, attack 2: `.github/` was exempt from the stray-folder check, so a broken submission
-    under `.github/Acme/` passed (the same under `.x/` failed)."""
+    under `.github/Acme/` passed (the same under `.x/` failed); issue 35: two folders down, it passed."""
     pr.base()
-    hidden = pr.submissions / ".github" / "Acme"
+    hidden = pr.submissions / ".github" / where
     shutil.copytree(fixtures / "clean" / "Fixture", hidden)
     log = hidden / "results" / "fx_8xh100" / "bert" / "result_0.txt"
     log.write_text(log.read_text().replace('"run_stop"', '"run_stopped"'))
     result, values, _ = pr.run()
     assert result.returncode == 1 and values["exit-code"] == ["1"], result.stdout + result.stderr
     assert "::error file=.github,title=mlperf-audit::" in result.stdout
-    assert "hidden folder holding a submission (.github/Acme)" in result.stdout
+    assert f"hidden folder holding a submission (.github/{where})" in result.stdout
 
 
 def test_a_workflow_change_under_github_is_no_stray(pr):

@@ -443,7 +443,7 @@ def test_a_terminal_that_cannot_show_a_name_gets_its_escape(tmp_path):
     assert b"\\u6f22\\u5b57" in result.stdout and b"internal error" not in result.stderr
 
 
-@pytest.mark.parametrize("hidden", [".github/Acme", ".x/Acme"])
+@pytest.mark.parametrize("hidden", [".github/Acme", ".x/Acme", ".github/ISSUE_TEMPLATE/Acme", ".x/a/b/c/d/Acme"])
 def test_a_submission_in_a_hidden_folder_of_a_repository_is_reported(tmp_path, fixtures, cli, hidden):
     """Issue 25, attack 2, outside the Action: a hidden folder was skipped whole, so a submission
     placed in one was neither checked nor mentioned."""
@@ -457,3 +457,20 @@ def test_a_submission_in_a_hidden_folder_of_a_repository_is_reported(tmp_path, f
     hits = [f for f in findings if f["rule"] == "PKG022" and f["path"] == top]
     assert len(hits) == 1 and "holds a submission" in hits[0]["message"], findings
     assert not [f for f in findings if f["rule"] == "PKG022" and f["path"] != top]
+
+
+def test_a_hidden_folder_too_large_to_search_counts_as_hiding_one(tmp_path, fixtures, cli, monkeypatch):
+    """Issue 35: the search of a hidden folder goes to any depth, within a bound; past it, what the
+    check cannot search is said, never passed in silence. Links below it are not followed nor reported."""
+    from mlperf_audit.reading import discovery
+
+    monkeypatch.setattr(discovery, "HIDDEN_SEARCH_FOLDERS", 50)
+    repo = tmp_path / "repo"
+    shutil.copytree(fixtures / "clean", repo)
+    for index in range(60):
+        (repo / ".x" / f"d{index}").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "deep").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "deep" / "elsewhere").symlink_to("/etc")
+    findings = json.loads(cli("check", str(repo), "--no-cache", "--format", "json").out)["findings"]
+    assert [f["path"] for f in findings if f["rule"] == "PKG022" and "too many to search" in f["message"]] == [".x"]
+    assert not [f for f in findings if "elsewhere" in (f["path"] or "")], findings

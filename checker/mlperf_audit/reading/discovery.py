@@ -571,11 +571,29 @@ def holds_submission(folder: Path) -> bool:
     return False
 
 
+#: Folders a hidden folder's search looks at, at most: past them, the folder counts as hiding one
+#: (a gate fails what it cannot check; a repository's own `.github` holds a few dozen).
+HIDDEN_SEARCH_FOLDERS = 10_000
+
+
 def _hidden_submission(walker: _Walker, folder: Any) -> Any | None:
-    """The submission a hidden folder holds, itself or one folder down (`.github/Acme/results/`), or None."""
-    for candidate in [folder, *(inside for _, inside in walker.list(folder).dirs)]:
+    """The submission a hidden folder holds, at any depth (`.github/Acme/results/`,
+    `.github/ISSUE_TEMPLATE/Acme/systems/`), nearest first; the hidden folder itself when it holds more
+    folders than the search looks at; else None. Links are never followed (`walker.is_dir`)."""
+    queue, seen = [(folder, 0)], 0
+    issues = getattr(walker, "issues", None)
+    while queue:
+        candidate, depth = queue.pop(0)
+        seen += 1
+        if seen > HIDDEN_SEARCH_FOLDERS:
+            return folder
         if walker.is_dir(walker.join(candidate, "results")) or walker.is_dir(walker.join(candidate, "systems")):
             return candidate
+        before = len(issues) if issues is not None else 0
+        listing = walker.list(candidate)
+        if issues is not None and depth > 0:
+            del issues[before:]  # below its first level, a hidden folder is the repository's own: only searched
+        queue.extend((inside, depth + 1) for _, inside in listing.dirs)
     return None
 
 
@@ -593,10 +611,15 @@ def _not_submissions(walker: _Walker, folders: list[tuple[str, Any]]) -> None:
             hidden = None if name == ".git" else _hidden_submission(walker, folder)
             if hidden is None:
                 continue
+            searched = hidden != folder or any(walker.is_dir(walker.join(folder, n)) for n in ("results", "systems"))
+            holds = (
+                f"holds a submission ({walker.display(hidden)})"
+                if searched
+                else (f"holds more than {HIDDEN_SEARCH_FOLDERS} folders, too many to search for a submission")
+            )
             code, message, hint = (
                 Problem.NOT_A_SUBMISSION,
-                f"hidden folder '{name}' holds a submission ({walker.display(hidden)}): hidden folders are never "
-                "checked, and nothing in it is",
+                f"hidden folder '{name}' {holds}: hidden folders are never checked, and nothing in it is",
                 "A results repository holds one folder per submitter at its root; move the submitter's folder "
                 "there, or remove it.",
             )
