@@ -1149,22 +1149,33 @@ def republished(result: BenchmarkResult, context: CheckContext) -> tuple[_Republ
     return context.memo(result, "forensics.republished", lambda: tuple(_republished(result, context)))
 
 
-def _republished(result: BenchmarkResult, context: CheckContext) -> Iterable[_Republished]:
-    checked = round_of(context.version)
+def _traced_before(
+    result: BenchmarkResult, checked: tuple[int, int]
+) -> tuple[int, list[tuple[Run, published_runs.Fingerprint]]]:
+    """(how many runs of the folder can be compared with published ones, those whose code trace was
+    published before the round `checked`, with their fingerprints): a run published before has a
+    trace published before, so only those are digested record by record (FOR009, FOR010)."""
     index = published_runs.index()
-    by_origin: dict[tuple[str, str], list[tuple[Run, published_runs.Fingerprint, published_runs.Published]]] = {}
-    comparable = 0
+    comparable, traced = 0, []
     for run in result.runs:
         trace = published_runs.trace_of(run)
         if trace is None or run.first("run_start") is None:
             continue
         comparable += 1
-        # a run published before has a trace published before: only those are digested record by record
         if index.first_round_of_trace.get(trace, checked) >= checked:
             continue
         found = _comparable(run)
-        if found is None:
-            continue
+        if found is not None:
+            traced.append((run, found))
+    return comparable, traced
+
+
+def _republished(result: BenchmarkResult, context: CheckContext) -> Iterable[_Republished]:
+    checked = round_of(context.version)
+    index = published_runs.index()
+    by_origin: dict[tuple[str, str], list[tuple[Run, published_runs.Fingerprint, published_runs.Published]]] = {}
+    comparable, traced = _traced_before(result, checked)
+    for run, found in traced:
         origin = _first_before(index.by_records.get(found.records, ()), checked)
         if origin is not None:
             by_origin.setdefault((origin.round, origin.folder), []).append((run, found, origin))
@@ -1465,16 +1476,9 @@ class EditedRepublished(BenchmarkRule):
         checked = round_of(context.version)
         index = published_runs.index()
         by_origin: dict[tuple[str, str], list[tuple[Run, published_runs.Published]]] = {}
-        comparable = 0
-        for run in result.runs:
-            trace = published_runs.trace_of(run)
-            if trace is None or run.first("run_start") is None:
-                continue
-            comparable += 1
-            if index.first_round_of_trace.get(trace, checked) >= checked:
-                continue
-            found = _comparable(run)
-            if found is None or found.start_ms is None or found.trace is None:
+        comparable, traced = _traced_before(result, checked)
+        for run, found in traced:
+            if found.start_ms is None or found.trace is None:
                 continue
             if _first_before(index.by_records.get(found.records, ()), checked):
                 continue  # FOR009's: the same records
